@@ -1,0 +1,30 @@
+// swift-tools-version: 6.0
+// The motion runtime, its plugin host, device motion and the `motion-host` CLI.
+// Module map and boundaries: see README.md ("Modules").
+import PackageDescription
+
+let package = Package(
+    name: "MotionRuntime",
+    products: [
+        .library(name: "MotionCore", targets: ["MotionCore"]),
+        .library(name: "MotionTesting", targets: ["MotionTesting"]),
+    ],
+    targets: [
+        // MARK: Core runtime
+        .target(name: "MotionCore"),
+
+        // MARK: Test support (public, for users' own tests too)
+        .target(name: "MotionTesting", dependencies: ["MotionCore"]),
+
+        // MARK: Tests
+        .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
+    ]
+)
+
+// Strict settings for every Swift target.
+let cTargets: Set<String> = []
+for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    target.swiftSettings = settings
+}

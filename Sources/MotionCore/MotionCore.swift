@@ -1,0 +1,1 @@
+// MotionCore: plans, transactions, the scheduler and its performers.

@@ -1,0 +1,1 @@
+// MotionTesting: test support for the runtime.
