@@ -8,10 +8,14 @@ let package = Package(
     products: [
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "MotionTesting", targets: ["MotionTesting"]),
+        .library(name: "DeviceMotion", targets: ["DeviceMotion"]),
     ],
     targets: [
         // MARK: Core runtime
         .target(name: "MotionCore"),
+
+        // MARK: Device motion
+        .target(name: "DeviceMotion"),
 
         // MARK: Test support (public, for users' own tests too)
         .target(name: "MotionTesting", dependencies: ["MotionCore"]),
