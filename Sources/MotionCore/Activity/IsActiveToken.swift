@@ -1,0 +1,94 @@
+import Synchronization
+
+/// Why a token operation did nothing.
+public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public struct Code: Hashable, Sendable {
+        private enum Value: Hashable, Sendable { case alreadyTerminated, schedulerGone }
+        private let value: Value
+        private init(_ value: Value) { self.value = value }
+        /// The token was terminated before (R33); the activity count did not change again.
+        public static let alreadyTerminated = Code(.alreadyTerminated)
+        /// The scheduler is gone (R34).
+        public static let schedulerGone = Code(.schedulerGone)
+    }
+
+    /// What kind of failure this is.
+    public let code: Code
+    /// The token concerned, if any.
+    public let tokenID: UInt64?
+
+    public var description: String {
+        switch code {
+        case .alreadyTerminated: "is-active token \(tokenID ?? 0) was already terminated; a token terminates once"
+        default: "the scheduler is gone; no is-active token is generated after it"
+        }
+    }
+}
+
+/// A token a continuous performer holds while it works; the scheduler is active while any token is
+/// outstanding (RUNTIME.md R29–R32).
+///
+/// Thread rule: ``terminate()`` may be called from any thread (R36); the activity change is delivered on
+/// the scheduler's thread, at once when called there, else at the scheduler's next turn.
+public final class IsActiveToken: Sendable, Hashable, CustomStringConvertible {
+    /// The token's id, unique within its scheduler and never 0 (the C ABI's `motion_token`).
+    public let id: UInt64
+    private let isLive = Atomic<Bool>(true)
+    private let inbox: SchedulerInbox
+
+    init(id: UInt64, inbox: SchedulerInbox) {
+        self.id = id
+        self.inbox = inbox
+    }
+
+    /// Whether the token has been terminated.
+    public var isTerminated: Bool { !isLive.load(ordering: .acquiring) }
+
+    /// Ends the token. Terminating twice is an error and changes nothing the second time (R33).
+    /// - Throws: ``TokenError`` with code `.alreadyTerminated` on a second call.
+    public func terminate() throws(TokenError) {
+        guard isLive.exchange(false, ordering: .acquiringAndReleasing) else {
+            throw TokenError(code: .alreadyTerminated, tokenID: id)
+        }
+        if let scheduler = inbox.schedulerOnItsThread {
+            scheduler.tokenTerminated(id)
+        } else {
+            inbox.enqueue(.tokenTerminated(id))
+        }
+    }
+
+    /// Marks the token terminated without telling the scheduler (the scheduler is tearing it down).
+    func invalidate() { isLive.store(false, ordering: .releasing) }
+
+    public static func == (lhs: IsActiveToken, rhs: IsActiveToken) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    public var description: String { "token \(id)" }
+}
+
+/// Generates is-active tokens for one performer (RUNTIME.md R11, R29–R34).
+///
+/// Thread rule: ``generate()`` may be called from any thread; the activity change is delivered on the
+/// scheduler's thread.
+public final class IsActiveTokenGenerator: Sendable {
+    private let inbox: SchedulerInbox
+    let owner: PerformerKey
+
+    init(inbox: SchedulerInbox, owner: PerformerKey) {
+        self.inbox = inbox
+        self.owner = owner
+    }
+
+    /// A new outstanding token, or `nil` when the scheduler is gone (R34).
+    public func generate() -> IsActiveToken? {
+        guard let id = inbox.makeTokenID() else { return nil }
+        let token = IsActiveToken(id: id, inbox: inbox)
+        if let scheduler = inbox.schedulerOnItsThread {
+            scheduler.tokenGenerated(token, owner: owner)
+        } else if !inbox.enqueue(.tokenGenerated(token, owner: owner)) {
+            token.invalidate()
+            return nil
+        }
+        return token
+    }
+}

@@ -1,1 +1,0 @@
-// MotionCore: plans, transactions, the scheduler and its performers.

@@ -1,0 +1,156 @@
+/// An object that fulfils plans of one or more plan types for one target.
+///
+/// The scheduler creates one performer per (target, performer class), lazily, when the first plan
+/// that needs it is committed (RUNTIME.md R5–R9), and keeps it for its own lifetime (R42). Adopt the
+/// optional capability protocols for more: ``NamedPlanPerforming``, ``ComposablePerforming``,
+/// ``ContinuousPerforming``, ``FrameUpdating``.
+///
+/// Thread rule: every call comes on the scheduler's thread.
+public protocol Performer: AnyObject {
+    /// Performs a plan (RUNTIME.md R9, R10, R20).
+    /// - Parameter plan: The scheduler's own copy of the plan (R1).
+    /// - Throws: Any error to refuse the plan; the commit fails with it (R12).
+    func addPlan(_ plan: Plan) throws
+}
+
+/// A performer that accepts named plans (RUNTIME.md R13–R21).
+public protocol NamedPlanPerforming: Performer {
+    /// Performs a plan under a name. The scheduler has already removed any earlier plan of that name
+    /// on this target (R16, R17).
+    /// - Throws: Any error to refuse the plan.
+    func addPlan(_ plan: Plan, named name: String) throws
+
+    /// Stops performing the plan of that name. Called only for names this performer holds (R15).
+    /// - Throws: Any error; the commit fails with it.
+    func removePlan(named name: String) throws
+}
+
+/// A performer that emits transactions of its own (composition, RUNTIME.md R22–R26).
+public protocol ComposablePerforming: Performer {
+    /// Hands the performer its emitter, once, right after creation and before its first plan (R11).
+    func setEmitter(_ emitter: TransactionEmitter)
+}
+
+/// A performer that works over time and says so with is-active tokens (RUNTIME.md R27–R37).
+public protocol ContinuousPerforming: Performer {
+    /// Hands the performer its token generator, once, right after creation and before its first plan (R11).
+    func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator)
+}
+
+/// A continuous performer that is updated once per frame while it holds at least one is-active token.
+public protocol FrameUpdating: ContinuousPerforming {
+    /// Advances the performer to a frame.
+    /// - Parameter frame: The frame's index, time and delta since the previous frame (seconds).
+    func update(frame: Frame)
+}
+
+/// What a performer class's factory receives: the target the performer acts on.
+public struct PerformerContext {
+    /// The target the new performer acts on; it outlives the performer.
+    public let target: Target
+    /// The performer class being instantiated.
+    public let performerClass: PerformerClass
+}
+
+/// A performer class: a name and a factory, plus an optional plan check that runs before any
+/// performer sees a plan.
+///
+/// Performers are keyed by (target, performer class); classes compare by identity, so a registry
+/// must return the same `PerformerClass` instance for every plan type it maps to one class (R8).
+///
+/// Thread rule: created anywhere; used on the scheduler's thread.
+public final class PerformerClass {
+    /// The class's name, e.g. `"TweenPerformer"`, as traces and errors show it.
+    public let name: String
+    /// Where the class comes from, e.g. `"in-process"` or a plugin's manifest path; used in errors.
+    public let origin: String
+    let make: (PerformerContext) throws -> any Performer
+    let preparePlan: ((Plan) throws -> Plan)?
+
+    /// Creates a performer class.
+    /// - Parameters:
+    ///   - name: The class's name.
+    ///   - origin: Where it comes from, for errors and traces.
+    ///   - preparePlan: Checks a plan before a performer sees it and may return it completed (for
+    ///     example with defaults filled in). Throwing fails the operation before a performer is created.
+    ///   - make: Creates a performer for a target. Throwing fails the operation (R12).
+    public init(
+        name: String, origin: String = "in-process",
+        preparePlan: ((Plan) throws -> Plan)? = nil,
+        make: @escaping (PerformerContext) throws -> any Performer
+    ) {
+        self.name = name
+        self.origin = origin
+        self.preparePlan = preparePlan
+        self.make = make
+    }
+}
+
+/// Maps plan types to performer classes. The scheduler asks it once per plan type and caches the answer.
+///
+/// The registry is a value passed to the scheduler explicitly, never a global: in-process
+/// registrations (``InProcessRegistry``), the plugin host's manifests, or a chain of both
+/// (``RegistryChain``).
+public protocol PerformerRegistry: AnyObject {
+    /// The performer class for a plan type.
+    /// - Returns: `nil` when no class performs that plan type.
+    /// - Throws: When the plan type is known but its class cannot be made available (for example a
+    ///   plugin library that fails its checks); the commit fails with this error as the cause.
+    func performerClass(forPlanType type: String) throws -> PerformerClass?
+
+    /// Every plan type this registry can perform, for error messages ("did you mean").
+    var planTypes: [String] { get }
+}
+
+/// Performer classes registered in-process, by plan type.
+///
+/// Thread rule: register before committing; use from the scheduler's thread.
+public final class InProcessRegistry: PerformerRegistry {
+    private var classes: [String: PerformerClass] = [:]
+
+    /// An empty registry.
+    public init() {}
+
+    /// Registers a performer class for one or more plan types (R8: several plan types may share a class).
+    /// - Parameters:
+    ///   - planTypes: The plan types the class performs. A plan type registered again moves to this class.
+    ///   - name: The class's name.
+    ///   - make: Creates a performer for a target.
+    /// - Returns: The registered class.
+    @discardableResult
+    public func register(
+        planTypes: [String], className name: String,
+        make: @escaping (PerformerContext) throws -> any Performer
+    ) -> PerformerClass {
+        let performerClass = PerformerClass(name: name, make: make)
+        register(performerClass, for: planTypes)
+        return performerClass
+    }
+
+    /// Registers an existing performer class for one or more plan types.
+    public func register(_ performerClass: PerformerClass, for planTypes: [String]) {
+        for type in planTypes { classes[type] = performerClass }
+    }
+
+    public func performerClass(forPlanType type: String) -> PerformerClass? { classes[type] }
+
+    public var planTypes: [String] { classes.keys.sorted() }
+}
+
+/// Several registries asked in order; the first that knows a plan type answers.
+public final class RegistryChain: PerformerRegistry {
+    /// The registries, in the order they are asked.
+    public let registries: [any PerformerRegistry]
+
+    /// A chain of registries, asked in order.
+    public init(_ registries: [any PerformerRegistry]) { self.registries = registries }
+
+    public func performerClass(forPlanType type: String) throws -> PerformerClass? {
+        for registry in registries {
+            if let found = try registry.performerClass(forPlanType: type) { return found }
+        }
+        return nil
+    }
+
+    public var planTypes: [String] { Array(Set(registries.flatMap(\.planTypes))).sorted() }
+}

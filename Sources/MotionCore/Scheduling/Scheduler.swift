@@ -1,0 +1,439 @@
+import Foundation
+
+/// Commits transactions of plans, creates one performer per (target, performer class) to fulfil them,
+/// and reports whether any performer is still working.
+///
+/// "One scheduler per interaction or transition." Behaviours: RUNTIME.md R1–R42.
+///
+/// Thread rule: create and use a scheduler on one thread (its thread). Is-active tokens may be
+/// terminated, and transactions emitted, from any thread: that work is applied at the scheduler's next
+/// turn (``processPendingWork()``, which every ``advanceFrame(to:)`` starts with), and activity changes
+/// are always delivered on the scheduler's thread (R36).
+///
+/// Lifetime: performers live as long as the scheduler (R42). Emitters, token generators and tokens
+/// do not keep it alive (R41); when it goes, outstanding tokens are terminated and traced (R37).
+public final class Scheduler {
+    /// How deeply emissions may nest before a commit fails (R25).
+    public static let maximumEmissionDepth = 32
+
+    /// The targets the scheduler's performers act on.
+    public let scene: Scene
+    /// Where plan types find their performer classes.
+    public let registry: any PerformerRegistry
+
+    let inbox = SchedulerInbox()
+    private var classCache: [String: PerformerClass] = [:]
+    private var performers: [PerformerKey: PerformerRecord] = [:]
+    private var performerOrder: [PerformerRecord] = []
+    private var namedPlans: [NamedPlanKey: PerformerRecord] = [:]
+    private var tokens: [UInt64: TokenRecord] = [:]
+    private var terminatedBeforeSeen: Set<UInt64> = []
+    private var activeTokenCount = 0
+    private var observers: [any ActivityObserver] = []
+    private var tracers: [any Tracer] = []
+    private var handling: [(type: String, target: TargetID)] = []
+    private var emissionFailure: CommitError?
+    private var frameUpdaters: [PerformerRecord] = []
+    private var frameUpdatersNeedCompaction = false
+    private var nextFrameIndex = 0
+    private var lastFrameTime = 0.0
+
+    /// A new scheduler; it is idle (R27).
+    /// - Parameters:
+    ///   - scene: The targets plans act on.
+    ///   - registry: Maps plan types to performer classes.
+    public init(scene: Scene, registry: any PerformerRegistry) {
+        self.scene = scene
+        self.registry = registry
+        inbox.attach(self)
+    }
+
+    deinit {
+        inbox.close()
+        for work in inbox.drain() {
+            if case .tokenGenerated(let token, _) = work { token.invalidate() }
+        }
+        // R37: outstanding tokens are terminated and reported when the scheduler goes away.
+        for id in tokens.keys.sorted() {
+            guard let record = tokens[id] else { continue }
+            record.token.invalidate()
+            trace(.tokenTerminated(id: id, performer: record.owner.description))
+        }
+        if activeTokenCount > 0 {
+            activeTokenCount = 0
+            trace(.activityChanged(isActive: false))
+            for observer in observers { observer.schedulerActivityDidChange(isActive: false) }
+        }
+    }
+
+    // MARK: Activity and tracing
+
+    /// Whether any is-active token of any performer is outstanding (R30, R31).
+    public var isActive: Bool { activeTokenCount > 0 }
+
+    /// The number of outstanding is-active tokens.
+    public var outstandingTokenCount: Int { activeTokenCount }
+
+    /// Adds an activity observer; adding one already added changes nothing (R38). The scheduler holds
+    /// it strongly until it is removed.
+    public func addActivityObserver(_ observer: any ActivityObserver) {
+        guard !observers.contains(where: { $0 === observer }) else { return }
+        observers.append(observer)
+    }
+
+    /// Removes an activity observer; it is told nothing more (R38).
+    public func removeActivityObserver(_ observer: any ActivityObserver) {
+        observers.removeAll { $0 === observer }
+    }
+
+    /// Adds a tracer; adding one already added changes nothing.
+    public func addTracer(_ tracer: any Tracer) {
+        guard !tracers.contains(where: { $0 === tracer }) else { return }
+        tracers.append(tracer)
+    }
+
+    /// Removes a tracer.
+    public func removeTracer(_ tracer: any Tracer) { tracers.removeAll { $0 === tracer } }
+
+    /// The performers created so far, in creation order.
+    public var performerDescriptions: [PerformerDescription] { performerOrder.map(\.description) }
+
+    /// The performer for a target and class name, if the scheduler created one.
+    public func performer(forTarget target: TargetID, className: String) -> (any Performer)? {
+        performerOrder.first { $0.key.target == target && $0.description.className == className }?.performer
+    }
+
+    @inline(__always)
+    private func trace(_ event: @autoclosure () -> TraceEvent) {
+        guard !tracers.isEmpty else { return }
+        let event = event()
+        for tracer in tracers { tracer.trace(event) }
+    }
+
+    // MARK: Committing
+
+    /// Commits a transaction: performs each operation, in order, synchronously (R3, R4).
+    ///
+    /// - Throws: ``CommitError`` naming the failing operation's index, target and plan type and the
+    ///   cause. Operations before it stay applied (R12).
+    public func commit(_ transaction: Transaction) throws(CommitError) {
+        guard inbox.isOnSchedulerThread else {
+            throw CommitError(
+                code: .wrongThread,
+                message: "commit was called off the scheduler's thread. To fix, commit on the thread that created the scheduler, or emit through a TransactionEmitter.")
+        }
+        trace(.committed(transaction))
+        try apply(transaction)
+    }
+
+    /// Decodes a transaction from JSON and commits it.
+    /// - Throws: ``CommitError`` with code `.invalidTransaction` when the JSON does not decode, else as
+    ///   ``commit(_:)``.
+    public func commit(jsonData: some Sequence<UInt8>) throws(CommitError) {
+        try commit(Transaction(jsonData: Data(jsonData)))
+    }
+
+    func commitEmitted(_ transaction: Transaction, from source: PerformerKey) throws(CommitError) {
+        let description = performers[source]?.description ?? PerformerDescription(target: source.target, className: "?")
+        trace(
+            .emitted(
+                transaction, by: description,
+                crossesTargets: transaction.operations.contains { $0.target != source.target }))
+        do {
+            try apply(transaction)
+        } catch {
+            if emissionFailure == nil { emissionFailure = error }
+            throw error
+        }
+    }
+
+    private func apply(_ transaction: Transaction) throws(CommitError) {
+        for (index, operation) in transaction.operations.enumerated() {
+            do {
+                try perform(operation)
+            } catch {
+                var error = error
+                if error.operationIndex == nil || handling.isEmpty {
+                    error.operationIndex = index
+                    error.target = operation.target
+                    error.planType = operation.plan?.type ?? error.planType
+                    error.appliedOperationCount = index
+                }
+                throw error
+            }
+        }
+    }
+
+    private func perform(_ operation: Transaction.Operation) throws(CommitError) {
+        switch operation {
+        case .add(let plan, let targetID):
+            let target = try target(targetID)
+            let (performerClass, prepared) = try resolve(plan)
+            let record = try performerRecord(performerClass, target: target)
+            try performing(prepared, on: target.id) { () throws -> Void in try record.performer.addPlan(prepared) }
+            trace(.planAdded(prepared, performer: record.description))
+
+        case .addNamed(let plan, let name, let targetID):
+            try checkName(name)
+            let target = try target(targetID)
+            let (performerClass, prepared) = try resolve(plan)
+            let key = NamedPlanKey(target: target.id, name: name)
+            if let old = namedPlans[key] {
+                try remove(named: name, from: old, key: key)
+            }
+            let record = try performerRecord(performerClass, target: target)
+            guard let named = record.named else {
+                throw CommitError(
+                    code: .unsupportedOperation,
+                    message: "performer class \(record.description.className) does not perform named plans. To fix, add the plan without a name.")
+            }
+            try performing(prepared, on: target.id) { () throws -> Void in try named.addPlan(prepared, named: name) }
+            namedPlans[key] = record
+            trace(.namedPlanAdded(prepared, name: name, performer: record.description))
+
+        case .removeNamed(let name, let targetID):
+            try checkName(name)
+            let target = try target(targetID)
+            let key = NamedPlanKey(target: target.id, name: name)
+            guard let record = namedPlans[key] else { return }  // R15
+            try remove(named: name, from: record, key: key)
+        }
+    }
+
+    private func remove(named name: String, from record: PerformerRecord, key: NamedPlanKey) throws(CommitError) {
+        do {
+            try record.named?.removePlan(named: name)
+        } catch {
+            throw CommitError(
+                code: .performerRefused,
+                message: "performer \(record.description) failed to remove the plan named \"\(name)\": \(error)",
+                underlying: error)
+        }
+        namedPlans[key] = nil
+        trace(.namedPlanRemoved(name: name, performer: record.description))
+    }
+
+    /// Runs a performer call for a plan, tracking the emission chain (R25) and failing the operation if
+    /// an emission inside it failed, even when the performer swallowed that error.
+    private func performing(_ plan: Plan, on target: TargetID, _ body: () throws -> Void) throws(CommitError) {
+        if handling.contains(where: { $0.type == plan.type && $0.target == target }) {
+            let chain = handling.map(\.type) + [plan.type]
+            throw CommitError(
+                code: .emissionCycle,
+                message: "emission cycle: \(chain.joined(separator: " → ")) on target \"\(target.name)\". To fix, break the cycle: a performer must not emit, directly or through others, a plan of the type it is performing on the same target.",
+                emissionChain: chain)
+        }
+        if handling.count >= Self.maximumEmissionDepth {
+            let chain = handling.map(\.type) + [plan.type]
+            throw CommitError(
+                code: .emissionTooDeep,
+                message: "emissions nested deeper than \(Self.maximumEmissionDepth): \(chain.joined(separator: " → "))",
+                emissionChain: chain)
+        }
+        let isOutermost = handling.isEmpty
+        handling.append((plan.type, target))
+        defer {
+            handling.removeLast()
+            if isOutermost { emissionFailure = nil }
+        }
+        do {
+            try body()
+        } catch let error as CommitError {
+            throw error
+        } catch {
+            throw CommitError(
+                code: .performerRefused, message: "the performer refused the plan: \(error)", underlying: error)
+        }
+        if isOutermost, let failure = emissionFailure {
+            throw failure
+        }
+    }
+
+    private func checkName(_ name: String) throws(CommitError) {
+        guard name.isEmpty else { return }
+        throw CommitError(code: .emptyName, message: "a named plan needs a non-empty name (R21). To fix, give the plan a name or add it without one.")
+    }
+
+    private func target(_ id: TargetID) throws(CommitError) -> Target {
+        if let target = scene.target(id) { return target }
+        let known = scene.targets.map(\.id.name)
+        throw CommitError(
+            code: .unknownTarget,
+            message: "the scene has no target \"\(id.name)\"\(suggestion(for: id.name, among: known)). Known targets: \(known.isEmpty ? "none" : known.joined(separator: ", ")).")
+    }
+
+    private func resolve(_ plan: Plan) throws(CommitError) -> (PerformerClass, Plan) {
+        let performerClass = try performerClass(forPlanType: plan.type)
+        guard let prepare = performerClass.preparePlan else { return (performerClass, plan) }
+        do {
+            return (performerClass, try prepare(plan))
+        } catch let error as CommitError {
+            throw error
+        } catch {
+            throw CommitError(code: .invalidPlan, message: "\(error)", underlying: error)
+        }
+    }
+
+    private func performerClass(forPlanType type: String) throws(CommitError) -> PerformerClass {
+        if let cached = classCache[type] { return cached }
+        let found: PerformerClass?
+        do {
+            found = try registry.performerClass(forPlanType: type)
+        } catch {
+            throw CommitError(
+                code: .performerUnavailable, message: "no performer for plan type \"\(type)\" could be made available: \(error)",
+                underlying: error)
+        }
+        guard let found else {
+            let known = registry.planTypes
+            throw CommitError(
+                code: .unknownPlanType,
+                message: "no performer performs plan type \"\(type)\"\(suggestion(for: type, among: known)). Known plan types: \(known.isEmpty ? "none" : known.joined(separator: ", ")).")
+        }
+        classCache[type] = found
+        return found
+    }
+
+    private func performerRecord(_ performerClass: PerformerClass, target: Target) throws(CommitError) -> PerformerRecord {
+        let key = PerformerKey(target: target.id, classID: ObjectIdentifier(performerClass))
+        if let existing = performers[key] { return existing }
+        let performer: any Performer
+        do {
+            performer = try performerClass.make(PerformerContext(target: target, performerClass: performerClass))
+        } catch {
+            throw CommitError(
+                code: .performerUnavailable,
+                message: "performer class \(performerClass.name) (\(performerClass.origin)) could not be created: \(error)",
+                underlying: error)
+        }
+        let record = PerformerRecord(key: key, performer: performer, className: performerClass.name)
+        performers[key] = record
+        performerOrder.append(record)
+        // R11: the emitter and token generator are handed over once, before the first plan.
+        if let composable = performer as? any ComposablePerforming {
+            composable.setEmitter(TransactionEmitter(inbox: inbox, source: key))
+        }
+        if let continuous = performer as? any ContinuousPerforming {
+            continuous.setIsActiveTokenGenerator(IsActiveTokenGenerator(inbox: inbox, owner: key))
+        }
+        trace(.performerCreated(record.description))
+        return record
+    }
+
+    // MARK: Tokens
+
+    func tokenGenerated(_ token: IsActiveToken, owner: PerformerKey) {
+        if terminatedBeforeSeen.remove(token.id) != nil { return }
+        guard let record = performers[owner] else {
+            token.invalidate()
+            return
+        }
+        tokens[token.id] = TokenRecord(token: token, owner: record)
+        record.tokenCount += 1
+        trace(.tokenGenerated(id: token.id, performer: record.description))
+        if record.tokenCount == 1, record.frameUpdater != nil, !record.isInUpdateList {
+            record.isInUpdateList = true
+            frameUpdaters.append(record)
+        }
+        activeTokenCount += 1
+        if activeTokenCount == 1 { activityChanged(true) }
+    }
+
+    func tokenTerminated(_ id: UInt64) {
+        guard let record = tokens.removeValue(forKey: id) else {
+            // Generated on another thread and not yet seen here: skip it when it arrives.
+            terminatedBeforeSeen.insert(id)
+            return
+        }
+        let owner = record.owner
+        owner.tokenCount -= 1
+        if owner.tokenCount == 0, owner.isInUpdateList { frameUpdatersNeedCompaction = true }
+        trace(.tokenTerminated(id: id, performer: owner.description))
+        activeTokenCount -= 1
+        if activeTokenCount == 0 { activityChanged(false) }
+    }
+
+    private func activityChanged(_ isActive: Bool) {
+        trace(.activityChanged(isActive: isActive))
+        for observer in observers { observer.schedulerActivityDidChange(isActive: isActive) }
+    }
+
+    // MARK: Turns and frames
+
+    /// Applies work queued from other threads, in order: emitted transactions, token generations and
+    /// terminations (R36).
+    /// - Returns: The errors of queued emissions that failed (each also failed its own transaction only).
+    @discardableResult
+    public func processPendingWork() -> [CommitError] {
+        var errors: [CommitError] = []
+        for work in inbox.drain() {
+            switch work {
+            case .emit(let transaction, let source):
+                do {
+                    try commitEmitted(transaction, from: source)
+                } catch {
+                    errors.append(error)
+                }
+                emissionFailure = nil
+            case .tokenGenerated(let token, let owner): tokenGenerated(token, owner: owner)
+            case .tokenTerminated(let id): tokenTerminated(id)
+            }
+        }
+        return errors
+    }
+
+    /// Runs one frame: applies pending work, then updates every frame-updated performer that holds an
+    /// is-active token, in the order they first took one.
+    /// - Parameter time: The frame's time, seconds; the delta is measured from the previous frame.
+    /// - Returns: The errors of queued emissions that failed.
+    @discardableResult
+    public func advanceFrame(to time: Double) -> [CommitError] {
+        let errors = processPendingWork()
+        let frame = Frame(index: nextFrameIndex, time: time, delta: nextFrameIndex == 0 ? 0 : time - lastFrameTime)
+        nextFrameIndex += 1
+        lastFrameTime = time
+        if frameUpdatersNeedCompaction {
+            frameUpdatersNeedCompaction = false
+            frameUpdaters.removeAll { record in
+                guard record.tokenCount == 0 else { return false }
+                record.isInUpdateList = false
+                return true
+            }
+        }
+        for record in frameUpdaters where record.tokenCount > 0 {
+            record.frameUpdater?.update(frame: frame)
+        }
+        return errors
+    }
+
+    /// The number of performers that will be updated on the next frame.
+    public var frameUpdatedPerformerCount: Int { frameUpdaters.lazy.filter { $0.tokenCount > 0 }.count }
+}
+
+private struct NamedPlanKey: Hashable {
+    let target: TargetID
+    let name: String
+}
+
+private struct TokenRecord {
+    let token: IsActiveToken
+    let owner: PerformerRecord
+}
+
+private final class PerformerRecord {
+    let key: PerformerKey
+    let performer: any Performer
+    let named: (any NamedPlanPerforming)?
+    let frameUpdater: (any FrameUpdating)?
+    let description: PerformerDescription
+    var tokenCount = 0
+    var isInUpdateList = false
+
+    init(key: PerformerKey, performer: any Performer, className: String) {
+        self.key = key
+        self.performer = performer
+        self.named = performer as? any NamedPlanPerforming
+        self.frameUpdater = performer as? any FrameUpdating
+        self.description = PerformerDescription(target: key.target, className: className)
+    }
+}

@@ -1,1 +1,0 @@
-// MotionTesting: test support for the runtime.
