@@ -120,7 +120,9 @@ public final class Scheduler {
         guard inbox.isOnSchedulerThread else {
             throw CommitError(
                 code: .wrongThread,
-                message: "commit was called off the scheduler's thread. To fix, commit on the thread that created the scheduler, or emit through a TransactionEmitter.")
+                message:
+                    "commit was called off the scheduler's thread. To fix, commit on the thread that created the scheduler, or emit through a TransactionEmitter."
+            )
         }
         trace(.committed(transaction))
         try apply(transaction)
@@ -220,7 +222,8 @@ public final class Scheduler {
             let chain = handling.map(\.type) + [plan.type]
             throw CommitError(
                 code: .emissionCycle,
-                message: "emission cycle: \(chain.joined(separator: " → ")) on target \"\(target.name)\". To fix, break the cycle: a performer must not emit, directly or through others, a plan of the type it is performing on the same target.",
+                message:
+                    "emission cycle: \(chain.joined(separator: " → ")) on target \"\(target.name)\". To fix, break the cycle: a performer must not emit, directly or through others, a plan of the type it is performing on the same target.",
                 emissionChain: chain)
         }
         if handling.count >= Self.maximumEmissionDepth {
@@ -259,7 +262,9 @@ public final class Scheduler {
         let known = scene.targets.map(\.id.name)
         throw CommitError(
             code: .unknownTarget,
-            message: "the scene has no target \"\(id.name)\"\(suggestion(for: id.name, among: known)). Known targets: \(known.isEmpty ? "none" : known.joined(separator: ", ")).")
+            message:
+                "the scene has no target \"\(id.name)\"\(suggestion(for: id.name, among: known)). Known targets: \(known.isEmpty ? "none" : known.joined(separator: ", "))."
+        )
     }
 
     private func resolve(_ plan: Plan) throws(CommitError) -> (PerformerClass, Plan) {
@@ -288,7 +293,9 @@ public final class Scheduler {
             let known = registry.planTypes
             throw CommitError(
                 code: .unknownPlanType,
-                message: "no performer performs plan type \"\(type)\"\(suggestion(for: type, among: known)). Known plan types: \(known.isEmpty ? "none" : known.joined(separator: ", ")).")
+                message:
+                    "no performer performs plan type \"\(type)\"\(suggestion(for: type, among: known)). Known plan types: \(known.isEmpty ? "none" : known.joined(separator: ", "))."
+            )
         }
         classCache[type] = found
         return found

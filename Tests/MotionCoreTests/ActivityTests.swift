@@ -1,0 +1,136 @@
+import Foundation
+import MotionCore
+import MotionTesting
+import Testing
+
+@Suite("Continuous performance and activity")
+struct ActivityTests {
+    @Test func newSchedulerIsIdle() {  // R27
+        #expect(Harness().scheduler.isActive == false)
+    }
+
+    @Test func plansWithoutTokensLeaveTheSchedulerIdle() throws {  // R28
+        let h = Harness()
+        let observer = RecordingActivityObserver()
+        h.scheduler.addActivityObserver(observer)
+        try h.commit { $0.add(plan("Record"), to: "a") }
+        #expect(!h.scheduler.isActive)
+        #expect(observer.transitions.isEmpty)
+    }
+
+    @Test func tokenGeneratedAndTerminatedAtOnceGoesIdleActiveIdle() throws {  // R29
+        let h = Harness()
+        let observer = RecordingActivityObserver()
+        h.scheduler.addActivityObserver(observer)
+        try h.commit { $0.add(plan("HoldTokens", ["count": 1, "terminateAfterFrames": 0]), to: "a") }
+        #expect(observer.transitions == [true, false])
+        #expect(!h.scheduler.isActive)
+    }
+
+    @Test func outstandingTokenKeepsTheSchedulerActive() throws {  // R30
+        let h = Harness()
+        try h.commit { $0.add(plan("HoldTokens", ["count": 1]), to: "a") }
+        for i in 0..<5 { h.scheduler.advanceFrame(to: Double(i) / 60) }
+        #expect(h.scheduler.isActive)
+    }
+
+    @Test func activeWhileAnyTokenOfAnyPerformerOnAnyTargetIsOutstanding() throws {  // R31
+        let h = Harness()
+        try h.commit {
+            $0.add(plan("HoldTokens", ["count": 1, "terminateAfterFrames": 1]), to: "a")
+            $0.add(plan("HoldTokens", ["count": 1, "terminateAfterFrames": 3]), to: "b")
+        }
+        h.scheduler.advanceFrame(to: 0)
+        #expect(h.scheduler.outstandingTokenCount == 1)
+        #expect(h.scheduler.isActive)
+        h.scheduler.advanceFrame(to: 1.0 / 60)
+        h.scheduler.advanceFrame(to: 2.0 / 60)
+        #expect(!h.scheduler.isActive)
+    }
+
+    @Test func performerMayHoldSeveralTokens() throws {  // R32
+        let h = Harness()
+        try h.commit { $0.add(plan("HoldTokens", ["count": 3]), to: "a") }
+        #expect(h.scheduler.outstandingTokenCount == 3)
+    }
+
+    @Test func terminatingATokenTwiceIsAnErrorAndCountsOnce() throws {  // R33
+        let h = Harness()
+        try h.commit { $0.add(plan("HoldTokens", ["count": 2]), to: "a") }
+        let performer = try #require(h.scheduler.performer(forTarget: "a", className: "TokenPerformer") as? TokenPerformer)
+        try performer.tokens[0].terminate()
+        #expect(h.scheduler.outstandingTokenCount == 1)
+        #expect(throws: TokenError.self) { try performer.tokens[0].terminate() }
+        #expect(h.scheduler.outstandingTokenCount == 1)
+        #expect(h.scheduler.isActive)
+    }
+
+    @Test func generatingATokenAfterTheSchedulerIsGoneReturnsNone() throws {  // R34
+        var h: Harness? = Harness()
+        try h!.commit { $0.add(plan("HoldTokens", ["count": 0]), to: "a") }
+        let performer = try #require(h!.scheduler.performer(forTarget: "a", className: "TokenPerformer") as? TokenPerformer)
+        let generator = try #require(performer.tokenGenerator)
+        h = nil
+        #expect(generator.generate() == nil)
+    }
+
+    @Test func observersAreToldOnlyOnTransitions() throws {  // R35
+        let h = Harness()
+        let observer = RecordingActivityObserver()
+        h.scheduler.addActivityObserver(observer)
+        try h.commit {
+            $0.add(plan("HoldTokens", ["count": 2, "terminateAfterFrames": 1]), to: "a")
+            $0.add(plan("HoldTokens", ["count": 1, "terminateAfterFrames": 2]), to: "b")
+        }
+        #expect(observer.transitions == [true])
+        h.scheduler.advanceFrame(to: 0)
+        #expect(observer.transitions == [true])
+        h.scheduler.advanceFrame(to: 1.0 / 60)
+        #expect(observer.transitions == [true, false])
+    }
+
+    @Test func tokenTerminatedOnAnotherThreadIsDeliveredOnTheSchedulersThread() throws {  // R36
+        let h = Harness()
+        let schedulerThread = pthread_self()
+        var deliveredOnSchedulerThread: [Bool] = []
+        let observer = ActivityObserverClosure { _ in
+            deliveredOnSchedulerThread.append(pthread_equal(pthread_self(), schedulerThread) != 0)
+        }
+        h.scheduler.addActivityObserver(observer)
+        try h.commit { $0.add(plan("HoldTokens", ["count": 1]), to: "a") }
+        let performer = try #require(h.scheduler.performer(forTarget: "a", className: "TokenPerformer") as? TokenPerformer)
+        let token = performer.tokens[0]
+        let thread = Thread { try? token.terminate() }
+        thread.start()
+        while !thread.isFinished { usleep(1000) }
+        #expect(token.isTerminated)
+        #expect(h.scheduler.isActive)  // not yet delivered
+        h.scheduler.processPendingWork()
+        #expect(!h.scheduler.isActive)
+        #expect(deliveredOnSchedulerThread == [true, true])
+    }
+
+    @Test func tokensOfADestroyedSchedulerAreTerminatedAndReported() throws {  // R37
+        let tracer = RecordingTracer()
+        var tokens: [IsActiveToken] = []
+        do {
+            let h = Harness()
+            h.scheduler.addTracer(tracer)
+            try h.commit { $0.add(plan("HoldTokens", ["count": 2]), to: "a") }
+            tokens = (h.scheduler.performer(forTarget: "a", className: "TokenPerformer") as? TokenPerformer)?.tokens ?? []
+        }
+        #expect(tokens.count == 2)
+        #expect(tokens.allSatisfy { $0.isTerminated })
+        let terminated = tracer.events.filter { if case .tokenTerminated = $0 { true } else { false } }
+        #expect(terminated.count == 2)
+        #expect(tracer.events.last == .activityChanged(isActive: false))
+    }
+
+    @Test func frameUpdatedPerformersAreUpdatedOnlyWhileHoldingAToken() throws {
+        let h = Harness()
+        try h.commit { $0.add(plan("HoldTokens", ["count": 1, "terminateAfterFrames": 2]), to: "a") }
+        for i in 0..<5 { h.scheduler.advanceFrame(to: Double(i) * 0.1) }
+        #expect(h.log.entries(startingWith: "update ") == ["update TokenPerformer@a 0", "update TokenPerformer@a 1"])
+        #expect(h.scheduler.frameUpdatedPerformerCount == 0)
+    }
+}
