@@ -9,10 +9,18 @@ let package = Package(
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "MotionTesting", targets: ["MotionTesting"]),
         .library(name: "DeviceMotion", targets: ["DeviceMotion"]),
+        .library(name: "MotionHost", targets: ["MotionHost"]),
     ],
     targets: [
+        // MARK: C ABI and C libraries
+        .target(name: "CMotionABI"),
+        .systemLibrary(name: "CLibFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
+
         // MARK: Core runtime
         .target(name: "MotionCore"),
+
+        // MARK: Plugin host
+        .target(name: "MotionHost", dependencies: ["MotionCore", "CMotionABI", "CLibFFI"]),
 
         // MARK: Device motion
         .target(name: "DeviceMotion"),
@@ -26,7 +34,7 @@ let package = Package(
 )
 
 // Strict settings for every Swift target.
-let cTargets: Set<String> = []
+let cTargets: Set<String> = ["CMotionABI"]
 for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))

@@ -81,7 +81,9 @@ public struct Plan: Sendable {
     /// The plan's JSON form, `{"type": ..., ...fields}`, with sorted keys.
     /// - Throws: `EncodingError` if a typed value fails to encode.
     public func jsonData() throws -> Data {
-        try Plan.encoder.encode(self)
+        var bytes: [UInt8] = []
+        try writeJSON(into: &bytes)
+        return Data(bytes)
     }
 
     static let encoder: JSONEncoder = {

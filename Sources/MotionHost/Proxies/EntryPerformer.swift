@@ -1,0 +1,122 @@
+import CMotionABI
+import Foundation
+import MotionCore
+
+/// Makes a performer living in an entry plugin look like a MotionCore performer: plans go across as
+/// JSON, frames and device-motion samples as C structs; the plugin calls back through its
+/// ``HostContext``.
+///
+/// Thread rule: the scheduler's thread, like every performer.
+final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpdating, DeviceMotionReceiving {
+    let plugin: EntryPlugin
+    let context: HostContext
+    let performer: OpaquePointer
+    private var frame = motion_frame()
+    private var buffer: [UInt8] = []
+    private var error = motion_error()
+
+    /// Creates the plugin's performer of `className` for `target` (`create_performer`).
+    /// - Throws: ``HandshakeError`` with `.unknownClass` or `.creationFailed` and the plugin's message.
+    init(plugin: EntryPlugin, className: String, target: Target) throws(HandshakeError) {
+        self.plugin = plugin
+        let context = HostContext(target: target, pluginDescription: plugin.name)
+        self.context = context
+        var error = motion_error()
+        error.struct_size = UInt32(MemoryLayout<motion_error>.size)
+        let created = className.withCString { classPointer in
+            plugin.table.pointee.create_performer(classPointer, context.targetName, context.opaque, &error)
+        }
+        guard let created else {
+            let message = errorMessage(error)
+            if error.status == MOTION_ERR_UNKNOWN_CLASS {
+                throw HandshakeError(.unknownClass, "\(plugin.name): the library has no performer class \"\(className)\": \(message)")
+            }
+            throw HandshakeError(.creationFailed, "\(plugin.name): create_performer(\"\(className)\") failed: \(message)")
+        }
+        self.performer = created
+        self.frame.struct_size = UInt32(MemoryLayout<motion_frame>.size)
+        self.error.struct_size = UInt32(MemoryLayout<motion_error>.size)
+    }
+
+    deinit { plugin.table.pointee.destroy_performer(performer) }
+
+    func setEmitter(_ emitter: TransactionEmitter) { context.emitter = emitter }
+    func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { context.tokenGenerator = generator }
+
+    func addPlan(_ plan: Plan) throws {
+        try plan.writeJSON(into: &buffer)
+        defer { buffer.removeAll(keepingCapacity: true) }
+        resetError()
+        let status = buffer.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                plugin.table.pointee.add_plan(performer, chars.baseAddress, chars.count, &error)
+            }
+        }
+        try check(status, "add_plan", plan.type)
+    }
+
+    func addPlan(_ plan: Plan, named name: String) throws {
+        try plan.writeJSON(into: &buffer)
+        defer { buffer.removeAll(keepingCapacity: true) }
+        resetError()
+        let status = name.withCString { namePointer in
+            buffer.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    plugin.table.pointee.add_named_plan(performer, namePointer, chars.baseAddress, chars.count, &error)
+                }
+            }
+        }
+        try check(status, "add_named_plan", plan.type)
+    }
+
+    func removePlan(named name: String) throws {
+        resetError()
+        let status = name.withCString { plugin.table.pointee.remove_named_plan(performer, $0, &error) }
+        try check(status, "remove_named_plan", nil)
+    }
+
+    func update(frame: Frame) {
+        guard let frames = plugin.frames else { return }
+        self.frame.index = UInt64(frame.index)
+        self.frame.time = frame.time
+        self.frame.delta = frame.delta
+        frames.pointee.update(performer, &self.frame)
+    }
+
+    func receive(_ sample: UnsafePointer<motion_device_motion_sample>) {
+        plugin.deviceMotion?.pointee.receive(performer, sample)
+    }
+
+    var acceptsDeviceMotion: Bool { plugin.deviceMotion != nil }
+
+    private func resetError() {
+        error.status = MOTION_OK
+        error.message.0 = 0
+    }
+
+    private func check(_ status: motion_status, _ call: String, _ planType: String?) throws(PluginCallError) {
+        guard status != MOTION_OK else { return }
+        let what = planType.map { " for plan type \"\($0)\"" } ?? ""
+        throw PluginCallError(
+            status: status,
+            message: "\(plugin.name): \(call)\(what) failed with \(String(cString: motion_status_name(status))): \(errorMessage(error))")
+    }
+}
+
+/// The message a plugin wrote into a `motion_error`, or a placeholder when it wrote none.
+func errorMessage(_ error: motion_error) -> String {
+    var error = error
+    let message = withUnsafeBytes(of: &error.message) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+    }
+    return message.isEmpty ? "(the plugin gave no message)" : message
+}
+
+/// A performer that takes device-motion samples as the C ABI's `motion_device_motion_sample`
+/// (`motion.device-motion/1`).
+public protocol DeviceMotionReceiving: AnyObject {
+    /// Whether this performer's plugin takes samples at all.
+    var acceptsDeviceMotion: Bool { get }
+    /// Delivers one sample; the pointer is valid during the call only.
+    func receive(_ sample: UnsafePointer<motion_device_motion_sample>)
+}

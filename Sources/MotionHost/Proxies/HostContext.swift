@@ -1,0 +1,117 @@
+import CMotionABI
+import Foundation
+import MotionCore
+import Synchronization
+
+/// The host's per-performer state behind a `motion_host_context *`: the performer's target, emitter and
+/// token generator, and the tokens the plugin holds.
+///
+/// Thread rule: the emitter, token generator and token table are safe from any thread (the header's
+/// `[thread-safe]` calls); the target is used on the scheduler's thread only (the header's
+/// `[scheduler-thread]` calls check the thread first). `@unchecked Sendable` because `target`,
+/// `emitter` and `tokenGenerator` are set on the scheduler's thread before the plugin can see this
+/// context from another thread, and `target` is only touched after the thread check.
+final class HostContext: @unchecked Sendable {
+    let target: Target
+    let schedulerThread: pthread_t
+    /// Who the plugin is, for messages: `plugin id (manifest path)`.
+    let pluginDescription: String
+    /// The target's name as a C string, owned here, valid for the context's life (`target_name`).
+    let targetName: UnsafeMutablePointer<CChar>
+    var emitter: TransactionEmitter?
+    var tokenGenerator: IsActiveTokenGenerator?
+    private let tokens = Mutex(TokenTable())
+
+    private struct TokenTable {
+        var live: [motion_token: IsActiveToken] = [:]
+        var terminated: Set<motion_token> = []
+    }
+
+    init(target: Target, pluginDescription: String) {
+        self.target = target
+        self.schedulerThread = pthread_self()
+        self.pluginDescription = pluginDescription
+        self.targetName = strdup(target.id.name)
+    }
+
+    deinit { free(targetName) }
+
+    /// The pointer handed to the plugin. Valid while this context is alive (the proxy keeps it).
+    var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
+
+    static func from(_ pointer: OpaquePointer?) -> HostContext? {
+        guard let pointer else { return nil }
+        return Unmanaged<HostContext>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+    }
+
+    var isOnSchedulerThread: Bool { pthread_equal(pthread_self(), schedulerThread) != 0 }
+
+    // MARK: Tokens ([thread-safe])
+
+    func generateToken() -> motion_token? {
+        guard let token = tokenGenerator?.generate() else { return nil }
+        tokens.withLock { $0.live[token.id] = token }
+        return token.id
+    }
+
+    func terminateToken(_ id: motion_token) -> motion_status {
+        let token: IsActiveToken? = tokens.withLock { table in
+            if let token = table.live.removeValue(forKey: id) {
+                table.terminated.insert(id)
+                return token
+            }
+            return nil
+        }
+        guard let token else {
+            let wasTerminated = tokens.withLock { $0.terminated.contains(id) }
+            return wasTerminated ? MOTION_ERR_TOKEN_ALREADY_TERMINATED : MOTION_ERR_UNKNOWN_TOKEN
+        }
+        do {
+            try token.terminate()
+            return MOTION_OK
+        } catch {
+            // Terminated by the host already: the scheduler went away and ended it (R37).
+            return MOTION_ERR_SCHEDULER_GONE
+        }
+    }
+
+    /// The number of tokens the plugin holds that are still outstanding.
+    var liveTokenCount: Int { tokens.withLock { $0.live.values.filter { !$0.isTerminated }.count } }
+}
+
+/// Where plugin log lines go: one sink for the process, set by the host application.
+///
+/// Thread rule: safe from any thread.
+public enum PluginLog {
+    /// A log line's level, `MOTION_LOG_*` in the C ABI.
+    public enum Level: Int32, Sendable, CustomStringConvertible {
+        case debug = 0, info, warning, error
+        public var description: String { ["debug", "info", "warning", "error"][Int(rawValue)] }
+    }
+
+    private static let sink = Mutex<(@Sendable (Level, String) -> Void)?>(nil)
+    private static let recent = Mutex<(count: Int, last: String?)>((0, nil))
+
+    /// A mark to pass to ``lastMessage(since:)``.
+    static func mark() -> Int { recent.withLock { $0.count } }
+
+    /// The last message logged after `mark`, if any.
+    static func lastMessage(since mark: Int) -> String? {
+        recent.withLock { $0.count > mark ? $0.last : nil }
+    }
+
+    /// Sets the function that receives every plugin log line (`motion_host_v1.log`), or `nil` to
+    /// write warnings and errors to standard error.
+    public static func setSink(_ newSink: (@Sendable (Level, String) -> Void)?) {
+        sink.withLock { $0 = newSink }
+    }
+
+    static func write(_ level: Level, _ message: String) {
+        recent.withLock { $0 = ($0.count + 1, message) }
+        if let current = sink.withLock({ $0 }) {
+            current(level, message)
+        } else if level.rawValue >= Level.warning.rawValue {
+            FileHandle.standardError.write(Data("plugin \(level): \(message)\n".utf8))
+        }
+    }
+}

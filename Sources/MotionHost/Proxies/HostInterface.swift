@@ -1,0 +1,122 @@
+import CMotionABI
+import Foundation
+import MotionCore
+
+/// The host's side of the C ABI: the `motion_host_v1` table every plugin receives.
+///
+/// Each function recovers its ``HostContext`` from the `motion_host_context *` and checks every
+/// pointer the plugin passes: a misbehaving plugin gets a status code, never a host crash.
+enum HostInterface {
+    /// The table, immutable after initialisation, valid for the life of the process.
+    nonisolated(unsafe) static let table: UnsafeMutablePointer<motion_host_v1> = {
+        let table = UnsafeMutablePointer<motion_host_v1>.allocate(capacity: 1)
+        table.initialize(
+            to: motion_host_v1(
+                struct_size: UInt32(MemoryLayout<motion_host_v1>.size),
+                abi_version: UInt32(MOTION_ABI_VERSION),
+                log: hostLog,
+                emit_transaction: hostEmitTransaction,
+                token_generate: hostTokenGenerate,
+                token_terminate: hostTokenTerminate,
+                property_id: hostPropertyID,
+                get_property: hostGetProperty,
+                set_property: hostSetProperty,
+                target_name: hostTargetName))
+        return table
+    }()
+}
+
+/// Writes `message` (truncated, NUL-terminated) into a plugin-visible error.
+func fill(_ error: UnsafeMutablePointer<motion_error>?, _ status: motion_status, _ message: String) {
+    guard let error else { return }
+    message.withCString { motion_error_set(error, status, $0) }
+}
+
+private let hostLog: @convention(c) (Int32, UnsafePointer<CChar>?) -> Void = { level, message in
+    guard let message else { return }
+    PluginLog.write(PluginLog.Level(rawValue: level) ?? .info, String(cString: message))
+}
+
+private let hostEmitTransaction:
+    @convention(c) (
+        OpaquePointer?, UnsafePointer<CChar>?, Int, UnsafeMutablePointer<motion_error>?
+    ) -> motion_status = { ctx, json, length, errorOut in
+        guard let context = HostContext.from(ctx), let json, length > 0 else {
+            fill(errorOut, MOTION_ERR_INVALID_ARGUMENT, "emit_transaction needs a context and a non-empty JSON buffer")
+            return MOTION_ERR_INVALID_ARGUMENT
+        }
+        guard let emitter = context.emitter else {
+            fill(errorOut, MOTION_ERR_INTERNAL, "this performer has no emitter")
+            return MOTION_ERR_INTERNAL
+        }
+        do {
+            let transaction = try Transaction(jsonData: Data(bytes: json, count: length))
+            guard try emitter.emit(transaction) else {
+                fill(errorOut, MOTION_ERR_SCHEDULER_GONE, "the scheduler is gone; nothing was emitted")
+                return MOTION_ERR_SCHEDULER_GONE
+            }
+            return MOTION_OK
+        } catch let error as CommitError {
+            let status = error.code == .unknownPlanType ? MOTION_ERR_UNKNOWN_PLAN_TYPE : MOTION_ERR_EMISSION_FAILED
+            fill(errorOut, status, error.description)
+            return status
+        } catch {
+            fill(errorOut, MOTION_ERR_EMISSION_FAILED, "\(error)")
+            return MOTION_ERR_EMISSION_FAILED
+        }
+    }
+
+private let hostTokenGenerate: @convention(c) (OpaquePointer?, UnsafeMutablePointer<motion_token>?) -> motion_status = {
+    ctx, tokenOut in
+    guard let context = HostContext.from(ctx), let tokenOut else { return MOTION_ERR_INVALID_ARGUMENT }
+    guard let token = context.generateToken() else {
+        tokenOut.pointee = 0
+        return MOTION_ERR_SCHEDULER_GONE
+    }
+    tokenOut.pointee = token
+    return MOTION_OK
+}
+
+private let hostTokenTerminate: @convention(c) (OpaquePointer?, motion_token) -> motion_status = { ctx, token in
+    guard let context = HostContext.from(ctx) else { return MOTION_ERR_INVALID_ARGUMENT }
+    return context.terminateToken(token)
+}
+
+private let hostPropertyID: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?) -> motion_property_id = { ctx, name in
+    guard let context = HostContext.from(ctx), let name, name.pointee != 0 else { return MOTION_ERR_INVALID_ARGUMENT }
+    guard context.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
+    return context.target.scene.propertyID(String(cString: name)).rawValue
+}
+
+private let hostGetProperty:
+    @convention(c) (OpaquePointer?, motion_property_id, UnsafeMutablePointer<Double>?, UInt32, UnsafeMutablePointer<UInt32>?) ->
+        motion_status = { ctx, id, values, capacity, countOut in
+            guard let context = HostContext.from(ctx), let countOut else { return MOTION_ERR_INVALID_ARGUMENT }
+            guard context.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
+            guard id >= 0, let value = context.target[PropertyID(rawValue: id)] else {
+                countOut.pointee = 0
+                return MOTION_ERR_UNKNOWN_PROPERTY
+            }
+            countOut.pointee = UInt32(value.count)
+            guard let values, capacity >= UInt32(value.count) else { return MOTION_ERR_BUFFER_TOO_SMALL }
+            for i in 0..<value.count { values[i] = value[i] }
+            return MOTION_OK
+        }
+
+private let hostSetProperty: @convention(c) (OpaquePointer?, motion_property_id, UnsafePointer<Double>?, UInt32) -> motion_status = {
+    ctx, id, values, count in
+    guard let context = HostContext.from(ctx), let values, (1...4).contains(count) else {
+        return MOTION_ERR_INVALID_ARGUMENT
+    }
+    guard context.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
+    guard id >= 0, context.target.scene.propertyName(PropertyID(rawValue: id)) != nil else {
+        return MOTION_ERR_UNKNOWN_PROPERTY
+    }
+    context.target.setValue(PropertyValue(UnsafeBufferPointer(start: values, count: Int(count))), for: PropertyID(rawValue: id))
+    return MOTION_OK
+}
+
+private let hostTargetName: @convention(c) (OpaquePointer?) -> UnsafePointer<CChar>? = { ctx in
+    guard let context = HostContext.from(ctx) else { return nil }
+    return UnsafePointer(context.targetName)
+}
