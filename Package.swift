@@ -28,6 +28,9 @@ let package = Package(
         // MARK: Test support (public, for users' own tests too)
         .target(name: "MotionTesting", dependencies: ["MotionCore"]),
 
+        // MARK: Benchmarks (release builds that print a table)
+        .executableTarget(name: "motion-benchmark", dependencies: ["MotionCore"], path: "Benchmarks/MotionBenchmark"),
+
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
     ]
