@@ -4,6 +4,7 @@
 // Usage: swift run -c release attitude-benchmark [--data DIR] [--runs N] [--tsv]
 //   --data DIR  folder with the BROAD CSV files (default: <package root>/../shared/data/broad)
 //   --runs N    timed runs per trial and mode, the median is reported (default 7)
+//   --set NAME=VALUE  change one Configuration field (tuning studies; see `tunable`)
 //   --tsv       machine-readable output: trial, mode, total, heading, inclination, samples/s
 import AttitudeEvaluation
 import DeviceMotion
@@ -20,6 +21,18 @@ var dataDirectory = URL(fileURLWithPath: #filePath)
     .appendingPathComponent("../shared/data/broad").standardized
 var runs = 7
 var isTSV = false
+/// Configuration fields that `--set NAME=VALUE` may change, for sensitivity studies.
+let tunable: [String: WritableKeyPath<AttitudeEstimator.Configuration, Double>] = [
+    "accelerationTimeConstant": \.accelerationTimeConstant,
+    "magnetometerTimeConstant": \.magnetometerTimeConstant,
+    "maximumMagnetometerTimeConstant": \.maximumMagnetometerTimeConstant,
+    "headingBiasReference": \.headingBiasReference,
+    "biasSigmaMotion": \.biasSigmaMotion,
+    "biasForgettingTime": \.biasForgettingTime,
+    "magneticNormThreshold": \.magneticNormThreshold,
+    "magneticDipThreshold": \.magneticDipThreshold,
+]
+nonisolated(unsafe) var overrides: [(WritableKeyPath<AttitudeEstimator.Configuration, Double>, Double)] = []
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -31,6 +44,13 @@ while let argument = arguments.popFirst() {
             fail("error: --runs needs a positive integer", status: 64)
         }
         runs = n
+    case "--set":
+        guard let value = arguments.popFirst(), let eq = value.firstIndex(of: "="),
+            let path = tunable[String(value[..<eq])], let number = Double(value[value.index(after: eq)...])
+        else {
+            fail("error: --set needs NAME=NUMBER with NAME one of \(tunable.keys.sorted())", status: 64)
+        }
+        overrides.append((path, number))
     case "--tsv":
         isTSV = true
     case "-h", "--help":
@@ -54,8 +74,10 @@ if files.isEmpty { fail("error: no .csv files in \(dataDirectory.path). To fix, 
 /// Runs the estimator over a whole trial, storing every output quaternion.
 @inline(never)
 func estimate(_ trial: BROADTrial, usesMagnetometer: Bool, into output: inout [Quaternion]) {
-    var estimator = AttitudeEstimator(
-        .init(sampleInterval: 1 / BROADTrial.samplingRate, usesMagnetometer: usesMagnetometer))
+    var configuration = AttitudeEstimator.Configuration(
+        sampleInterval: 1 / BROADTrial.samplingRate, usesMagnetometer: usesMagnetometer)
+    for (path, value) in overrides { configuration[keyPath: path] = value }
+    var estimator = AttitudeEstimator(configuration)
     trial.gyroscope.withUnsafeBufferPointer { gyr in
         trial.accelerometer.withUnsafeBufferPointer { acc in
             trial.magnetometer.withUnsafeBufferPointer { mag in

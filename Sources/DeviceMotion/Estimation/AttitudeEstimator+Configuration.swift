@@ -19,6 +19,16 @@ extension AttitudeEstimator {
         public var accelerationTimeConstant: Double = 3
         /// Time constant of the magnetic heading correction, s. Default 9 s.
         public var magnetometerTimeConstant: Double = 9
+        /// Longest time constant of the magnetic heading correction, s, reached when the gyroscope's vertical
+        /// bias is well known: `τ = τ₀ · (b₀ / σ_b)^(2/3)` clamped to [``magnetometerTimeConstant``, this],
+        /// with `σ_b` the standard deviation of the bias estimate along the vertical and b₀
+        /// ``headingBiasReference`` (our addition to VQF). Set it to ``magnetometerTimeConstant`` for a fixed
+        /// time constant, as in VQF. Default 30 s.
+        public var maximumMagnetometerTimeConstant: Double = 30
+        /// The vertical bias uncertainty b₀ at which the heading correction uses ``magnetometerTimeConstant``,
+        /// °/s; below it the time constant grows as `(b₀ / σ_b)^(2/3)`. Default 0.2 °/s (chosen on the four
+        /// BROAD trials of `shared/data/broad` from 0.1, 0.2 and 0.4 °/s: see the README's benchmark notes).
+        public var headingBiasReference: Double = 0.2
 
         /// Whether the gyroscope bias is estimated while the device moves (from the inclination correction).
         /// Default `true`.

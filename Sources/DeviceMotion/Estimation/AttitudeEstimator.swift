@@ -276,7 +276,7 @@ public struct AttitudeEstimator: Sendable {
         var disagreement = atan2(-m.y, m.x) - headingOffset
         if disagreement > .pi { disagreement -= 2 * .pi } else if disagreement < -.pi { disagreement += 2 * .pi }
 
-        var gain = k.magnetometerGain
+        var gain = headingGain()
         if configuration.rejectsMagneticDisturbances {
             if magneticDisturbanceDetected {
                 if rejectionTime <= configuration.magneticMaximumRejectionTime {
@@ -297,6 +297,30 @@ public struct AttitudeEstimator: Sendable {
         }
         headingOffset += gain * disagreement
         if headingOffset > .pi { headingOffset -= 2 * .pi } else if headingOffset < -.pi { headingOffset += 2 * .pi }
+    }
+
+    /// The heading correction's gain for this sample: `1 − exp(−Ts/τ)`.
+    ///
+    /// Our addition to VQF: the time constant τ grows as the gyroscope's vertical bias (the rate at which the
+    /// integrated heading drifts) becomes better known. For a first-order correction with time constant τ, a
+    /// drift rate `b` leaves an error `b τ`, and magnetometer noise of variance `σ²` and correlation time `T`
+    /// leaves a variance `σ² T / (2τ)`; their sum is least for `τ³ ∝ σ² T / b²`. So
+    /// `τ = τ₀ · (b₀ / σ_b)^(2/3)`, clamped to [τ₀, τ_max], with `σ_b` the standard deviation of the bias
+    /// estimate along the vertical (from the bias Kalman filter's covariance), τ₀
+    /// ``Configuration/magnetometerTimeConstant``, τ_max ``Configuration/maximumMagnetometerTimeConstant`` and
+    /// b₀ ``Configuration/headingBiasReference``.
+    @inlinable
+    func headingGain() -> Double {
+        guard k.adaptsHeadingTimeConstant else { return k.magnetometerGain }
+        // Vertical row of R (device → reference) and the variance of the bias along it, (0.01 °/s)².
+        let q = inclinationRotor * gyroRotor
+        let up = SIMD3(2 * (q.x * q.z - q.w * q.y), 2 * (q.y * q.z + q.w * q.x), 1 - 2 * (q.x * q.x + q.y * q.y))
+        let variance = max((up * (biasCovariance * up)).sum(), 1e-12)
+        let ratio = cbrt(k.headingReferenceVariance / variance)  // (b₀ / σ_b)^(2/3)
+        let tau = min(max(configuration.magnetometerTimeConstant * ratio, configuration.magnetometerTimeConstant),
+                      configuration.maximumMagnetometerTimeConstant)
+        let x = configuration.sampleInterval / tau
+        return x < 0.01 ? x * (1 - x * (0.5 - x * (1.0 / 6))) : 1 - exp(-x)
     }
 
     @inlinable
@@ -349,6 +373,8 @@ extension AttitudeEstimator {
         @usableFromInline let restLowPass: ButterworthCoefficients
         @usableFromInline let normDipLowPass: ButterworthCoefficients
         @usableFromInline let magnetometerGain: Double
+        @usableFromInline let adaptsHeadingTimeConstant: Bool
+        @usableFromInline let headingReferenceVariance: Double  // (0.01 °/s)²
         @usableFromInline let referenceGain: Double
         @usableFromInline let biasP0: Double
         @usableFromInline let biasV: Double
@@ -371,6 +397,9 @@ extension AttitudeEstimator {
             normDipLowPass = ButterworthCoefficients(
                 timeConstant: max(c.magneticCurrentTimeConstant, ts), interval: ts)
             magnetometerGain = Self.gain(timeConstant: c.magnetometerTimeConstant, interval: ts)
+            adaptsHeadingTimeConstant =
+                c.magnetometerTimeConstant > 0 && c.maximumMagnetometerTimeConstant > c.magnetometerTimeConstant
+            headingReferenceVariance = (c.headingBiasReference * 100) * (c.headingBiasReference * 100)
             referenceGain = Self.gain(timeConstant: c.magneticReferenceTimeConstant, interval: ts)
             // Covariances in (0.01 °/s)², which keeps the Kalman update's numbers near 1.
             biasP0 = (c.biasSigmaInitial * 100) * (c.biasSigmaInitial * 100)
