@@ -35,6 +35,9 @@ public struct AttitudeEstimator: Sendable {
     @usableFromInline var inclinationRotor = Rotor.identity
     /// Heading offset of the 9-axis frame from the 6-axis frame, rad, in [-π, π].
     @usableFromInline var headingOffset = 0.0
+    /// The rotation about z by ``headingOffset`` (kept up to date by small turns, so that reading the attitude
+    /// needs no trigonometry).
+    @usableFromInline var headingRotor = Rotor.identity
     /// Accelerometer (specific force, g) in `I`, low-passed.
     @usableFromInline var accelerationLowPass: LowPass<SIMD3<Double>>
 
@@ -110,9 +113,9 @@ public struct AttitudeEstimator: Sendable {
         gyroscope: SIMD3<Double>, accelerometer: SIMD3<Double>, magnetometer: SIMD3<Double>?
     ) {
         updateGyroscope(gyroscope)
-        updateAccelerometer(-accelerometer)
+        let attitude = updateAccelerometer(-accelerometer)
         if configuration.usesMagnetometer, let magnetometer {
-            updateMagnetometer(magnetometer)
+            updateMagnetometer(magnetometer, attitude: attitude ?? (inclinationRotor * gyroRotor).matrix)
         }
     }
 
@@ -121,7 +124,7 @@ public struct AttitudeEstimator: Sendable {
     public var quaternion: Quaternion {
         let q6 = inclinationRotor * gyroRotor
         if configuration.usesMagnetometer {
-            return (Rotor.heading(headingOffset) * q6).quaternion
+            return (headingRotor * q6).quaternion
         }
         return q6.quaternion
     }
@@ -166,10 +169,12 @@ public struct AttitudeEstimator: Sendable {
         gyroRotor = (gyroRotor * step).normalized
     }
 
+    /// The accelerometer step.
+    /// - Returns: The 6-axis rotation matrix after the correction, or `nil` if the sample was skipped.
     @inlinable
-    mutating func updateAccelerometer(_ force: SIMD3<Double>) {
+    mutating func updateAccelerometer(_ force: SIMD3<Double>) -> Matrix3? {
         let n2 = (force * force).sum()
-        guard n2 > 0, n2.isFinite else { return }
+        guard n2 > 0, n2.isFinite else { return nil }
         let ts = configuration.sampleInterval
 
         if configuration.estimatesBiasAtRest {
@@ -200,15 +205,17 @@ public struct AttitudeEstimator: Sendable {
         }
         inclinationRotor = (correction * inclinationRotor).normalized
 
+        let attitude = (inclinationRotor * gyroRotor).matrix
         if configuration.estimatesBiasInMotion || configuration.estimatesBiasAtRest {
-            updateBias(up: up)
+            updateBias(up: up, attitude: attitude)
         }
+        return attitude
     }
 
     @inlinable
-    mutating func updateBias(up: SIMD3<Double>) {
+    mutating func updateBias(up: SIMD3<Double>, attitude: Matrix3) {
         let ts = configuration.sampleInterval
-        var r = (inclinationRotor * gyroRotor).matrix
+        var r = attitude
         // Horizontal part of R · b, then low-pass R and R · b alike.
         var rb = SIMD2((r.r0 * bias).sum(), (r.r1 * bias).sum())
         if configuration.estimatesBiasInMotion {
@@ -241,27 +248,26 @@ public struct AttitudeEstimator: Sendable {
         if biasCovariance.r2.z < k.biasP0 { biasCovariance.r2.z += k.biasV }
         guard noise.x >= 0 else { return }
 
-        let limit = SIMD3(repeating: k.biasLimit)
-        let e = measurement.clamped(lowerBound: -limit, upperBound: limit)
+        let e = clamp(measurement, k.biasLimit)
+        // K = P Rᵀ (R P Rᵀ + W)⁻¹; b += K e; P −= K R P, where R P = (P Rᵀ)ᵀ since P is symmetric.
         let p = biasCovariance
-        let rt = r.transposed
-        let prt = p * rt
+        let prt = p * r.transposed
         var s = r * prt
         s.r0.x += noise.x
         s.r1.y += noise.y
         s.r2.z += noise.z
         guard let sInv = s.inverse else { return }
         let gain = prt * sInv
-        bias = (bias + gain * e).clamped(lowerBound: -limit, upperBound: limit)
-        biasCovariance = p - gain * (r * p)
+        bias = clamp(bias + gain * e, k.biasLimit)
+        biasCovariance = p - gain * prt.transposed
     }
 
     @inlinable
-    mutating func updateMagnetometer(_ field: SIMD3<Double>) {
+    mutating func updateMagnetometer(_ field: SIMD3<Double>, attitude: Matrix3) {
         let n2 = (field * field).sum()
         guard n2 > 0, n2.isFinite else { return }
         let ts = configuration.sampleInterval
-        let m = (inclinationRotor * gyroRotor).rotate(field)
+        let m = attitude * field
 
         if configuration.rejectsMagneticDisturbances {
             let norm = (m * m).sum().squareRoot()
@@ -276,7 +282,7 @@ public struct AttitudeEstimator: Sendable {
         var disagreement = atan2(-m.y, m.x) - headingOffset
         if disagreement > .pi { disagreement -= 2 * .pi } else if disagreement < -.pi { disagreement += 2 * .pi }
 
-        var gain = headingGain()
+        var gain = headingGain(up: attitude.r2)
         if configuration.rejectsMagneticDisturbances {
             if magneticDisturbanceDetected {
                 if rejectionTime <= configuration.magneticMaximumRejectionTime {
@@ -295,8 +301,10 @@ public struct AttitudeEstimator: Sendable {
             initialHeadingGain /= initialHeadingGain + 1
             if initialHeadingGain * configuration.magnetometerTimeConstant < ts { initialHeadingGain = 0 }
         }
-        headingOffset += gain * disagreement
+        let turn = gain * disagreement
+        headingOffset += turn
         if headingOffset > .pi { headingOffset -= 2 * .pi } else if headingOffset < -.pi { headingOffset += 2 * .pi }
+        headingRotor = (Rotor.step(rate: SIMD3(0, 0, turn), interval: 1) * headingRotor).normalized
     }
 
     /// The heading correction's gain for this sample: `1 − exp(−Ts/τ)`.
@@ -309,16 +317,16 @@ public struct AttitudeEstimator: Sendable {
     /// estimate along the vertical (from the bias Kalman filter's covariance), τ₀
     /// ``Configuration/magnetometerTimeConstant``, τ_max ``Configuration/maximumMagnetometerTimeConstant`` and
     /// b₀ ``Configuration/headingBiasReference``.
+    /// - Parameter up: The reference frame's vertical in device axes (the last row of the attitude matrix).
     @inlinable
-    func headingGain() -> Double {
+    func headingGain(up: SIMD3<Double>) -> Double {
         guard k.adaptsHeadingTimeConstant else { return k.magnetometerGain }
-        // Vertical row of R (device → reference) and the variance of the bias along it, (0.01 °/s)².
-        let q = inclinationRotor * gyroRotor
-        let up = SIMD3(2 * (q.x * q.z - q.w * q.y), 2 * (q.y * q.z + q.w * q.x), 1 - 2 * (q.x * q.x + q.y * q.y))
+        // `up`: the vertical row of R (device → reference); the variance of the bias along it, (0.01 °/s)².
         let variance = max((up * (biasCovariance * up)).sum(), 1e-12)
         let ratio = cbrt(k.headingReferenceVariance / variance)  // (b₀ / σ_b)^(2/3)
-        let tau = min(max(configuration.magnetometerTimeConstant * ratio, configuration.magnetometerTimeConstant),
-                      configuration.maximumMagnetometerTimeConstant)
+        let tau = min(
+            max(configuration.magnetometerTimeConstant * ratio, configuration.magnetometerTimeConstant),
+            configuration.maximumMagnetometerTimeConstant)
         let x = configuration.sampleInterval / tau
         return x < 0.01 ? x * (1 - x * (0.5 - x * (1.0 / 6))) : 1 - exp(-x)
     }
@@ -424,4 +432,10 @@ extension AttitudeEstimator {
             return 1 - exp(-interval / timeConstant)
         }
     }
+}
+
+/// Each component of `v` limited to [−limit, limit].
+@inlinable @inline(__always)
+func clamp(_ v: SIMD3<Double>, _ limit: Double) -> SIMD3<Double> {
+    SIMD3(min(max(v.x, -limit), limit), min(max(v.y, -limit), limit), min(max(v.z, -limit), limit))
 }

@@ -49,7 +49,7 @@ struct LowPass<Vector: SIMD & Sendable>: Sendable where Vector.Scalar == Double 
 
     /// Filters one sample.
     /// - Returns: The filter output for this sample.
-    @inlinable
+    @inlinable @inline(__always)
     mutating func step(_ x: Vector, _ k: ButterworthCoefficients) -> Vector {
         if isWarm {
             let y = k.b0 * x + s0

@@ -11,7 +11,7 @@ struct Rotor: Sendable, Hashable {
     @usableFromInline var y: Double
     @usableFromInline var z: Double
 
-    @inlinable
+    @inlinable @inline(__always)
     init(w: Double, x: Double, y: Double, z: Double) {
         self.w = w
         self.x = x
@@ -23,7 +23,7 @@ struct Rotor: Sendable, Hashable {
     static let identity = Rotor(w: 1, x: 0, y: 0, z: 0)
 
     /// The Hamilton product `lhs · rhs` (apply `rhs` first).
-    @inlinable
+    @inlinable @inline(__always)
     static func * (lhs: Rotor, rhs: Rotor) -> Rotor {
         Rotor(
             w: lhs.w * rhs.w - lhs.x * rhs.x - lhs.y * rhs.y - lhs.z * rhs.z,
@@ -33,7 +33,7 @@ struct Rotor: Sendable, Hashable {
     }
 
     /// This rotor scaled to unit norm (unchanged when the norm is zero).
-    @inlinable
+    @inlinable @inline(__always)
     var normalized: Rotor {
         let n2 = w * w + x * x + y * y + z * z
         guard n2 > 0 else { return self }
@@ -42,7 +42,7 @@ struct Rotor: Sendable, Hashable {
     }
 
     /// `q · v · q*`: the vector `v` carried from the source frame into the target frame.
-    @inlinable
+    @inlinable @inline(__always)
     func rotate(_ v: SIMD3<Double>) -> SIMD3<Double> {
         // t = 2 (q_v × v); v' = v + w t + q_v × t
         let tx = 2 * (y * v.z - z * v.y)
@@ -55,7 +55,7 @@ struct Rotor: Sendable, Hashable {
     }
 
     /// The rotation matrix `R(q)` (source → target), as three rows.
-    @inlinable
+    @inlinable @inline(__always)
     var matrix: Matrix3 {
         let xx = x * x
         let yy = y * y
@@ -79,7 +79,7 @@ struct Rotor: Sendable, Hashable {
     /// - Parameters:
     ///   - rate: Angular rate, rad/s, in the body frame.
     ///   - interval: Step length, s.
-    @inlinable
+    @inlinable @inline(__always)
     static func step(rate: SIMD3<Double>, interval: Double) -> Rotor {
         let norm2 = (rate * rate).sum()
         let angle2 = norm2 * interval * interval  // (rad)²
@@ -100,13 +100,13 @@ struct Rotor: Sendable, Hashable {
     }
 
     /// The rotation by `angle` radians about the vertical axis `z`.
-    @inlinable
+    @inlinable @inline(__always)
     static func heading(_ angle: Double) -> Rotor {
         Rotor(w: cos(angle / 2), x: 0, y: 0, z: sin(angle / 2))
     }
 
     /// The public value in Core Motion's layout.
-    @inlinable
+    @inlinable @inline(__always)
     var quaternion: Quaternion { Quaternion(x: x, y: y, z: z, w: w) }
 }
 
@@ -117,29 +117,29 @@ struct Matrix3: Sendable, Hashable {
     @usableFromInline var r1: SIMD3<Double>
     @usableFromInline var r2: SIMD3<Double>
 
-    @inlinable
+    @inlinable @inline(__always)
     init(_ r0: SIMD3<Double>, _ r1: SIMD3<Double>, _ r2: SIMD3<Double>) {
         self.r0 = r0
         self.r1 = r1
         self.r2 = r2
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     static func scaledIdentity(_ s: Double) -> Matrix3 {
         Matrix3(SIMD3(s, 0, 0), SIMD3(0, s, 0), SIMD3(0, 0, s))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     var transposed: Matrix3 {
         Matrix3(SIMD3(r0.x, r1.x, r2.x), SIMD3(r0.y, r1.y, r2.y), SIMD3(r0.z, r1.z, r2.z))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     static func * (m: Matrix3, v: SIMD3<Double>) -> SIMD3<Double> {
         SIMD3((m.r0 * v).sum(), (m.r1 * v).sum(), (m.r2 * v).sum())
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     static func * (a: Matrix3, b: Matrix3) -> Matrix3 {
         Matrix3(
             a.r0.x * b.r0 + a.r0.y * b.r1 + a.r0.z * b.r2,
@@ -147,13 +147,13 @@ struct Matrix3: Sendable, Hashable {
             a.r2.x * b.r0 + a.r2.y * b.r1 + a.r2.z * b.r2)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     static func - (a: Matrix3, b: Matrix3) -> Matrix3 {
         Matrix3(a.r0 - b.r0, a.r1 - b.r1, a.r2 - b.r2)
     }
 
     /// The inverse, or `nil` when the matrix is singular (|det| ≤ 1e-12 of the rows' scale).
-    @inlinable
+    @inlinable @inline(__always)
     var inverse: Matrix3? {
         // Columns of the adjugate are the cross products of rows.
         let c0 = cross(r1, r2)
@@ -168,7 +168,7 @@ struct Matrix3: Sendable, Hashable {
     }
 }
 
-@inlinable
+@inlinable @inline(__always)
 func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
     SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
 }
