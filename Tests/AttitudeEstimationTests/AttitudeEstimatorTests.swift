@@ -133,6 +133,27 @@ struct SyntheticAttitudeTests {
         #expect(angleBetween(estimator.quaternion, before) < 0.1)
     }
 
+    @Test("the heading time constant grows once the gyroscope bias is known, up to its maximum")
+    func headingTimeConstantGrowsWithBiasKnowledge() {
+        var configuration = AttitudeEstimator.Configuration(sampleInterval: 1 / Self.rate, usesMagnetometer: true)
+        configuration.maximumMagnetometerTimeConstant = 25
+        var estimator = AttitudeEstimator(configuration)
+        #expect(estimator.headingTimeConstant == 9)
+        let field = SIMD3(20.0, 0, -40)
+        for _ in 0..<Int(30 * Self.rate) {  // at rest: the bias is measured directly
+            estimator.update(gyroscope: .zero, accelerometer: SIMD3(0, 0, -1), magnetometer: field)
+        }
+        #expect(estimator.isAtRest)
+        #expect(estimator.headingTimeConstant == 25)
+
+        configuration.maximumMagnetometerTimeConstant = 9  // VQF's fixed time constant
+        var fixed = AttitudeEstimator(configuration)
+        for _ in 0..<Int(30 * Self.rate) {
+            fixed.update(gyroscope: .zero, accelerometer: SIMD3(0, 0, -1), magnetometer: field)
+        }
+        #expect(fixed.headingTimeConstant == 9)
+    }
+
     @Test("bad samples are ignored, not trapped on")
     func badSamplesAreIgnored() {
         var estimator = AttitudeEstimator(.init(sampleInterval: -1, usesMagnetometer: true))
@@ -149,11 +170,17 @@ struct BROADAccuracyTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("../shared/data/broad").standardized
 
-    @Test("trial 02 (slow rotation): 9-axis total RMSE below x-io Fusion's 1.71°")
-    func slowRotationTrialIsAccurate() throws {
-        let url = Self.directory.appendingPathComponent("02_undisturbed_slow_rotation_B.csv")
-        let trial = try BROADTrial(contentsOf: url)
-        #expect(trial.count == 53240)
+    /// Bounds: VQF 9D's total RMSE measured on this machine (1.38°, 2.57°; x-io Fusion: 1.71°, 4.67°); ours
+    /// measured 1.28° and 1.91°. Inclination bounds: ours measured 0.43° and 1.25°, plus a small margin.
+    @Test(
+        "9-axis total RMSE on a BROAD trial is below VQF's",
+        arguments: [
+            ("02_undisturbed_slow_rotation_B", 53240, 1.38, 0.5),
+            ("30_disturbed_stationary_magnet_C", 50059, 2.57, 1.35),
+        ])
+    func nineAxisErrorIsBelowVQF(trialName: String, rows: Int, totalBound: Double, inclinationBound: Double) throws {
+        let trial = try BROADTrial(contentsOf: Self.directory.appendingPathComponent(trialName + ".csv"))
+        #expect(trial.count == rows)
         var estimator = AttitudeEstimator(
             .init(sampleInterval: 1 / BROADTrial.samplingRate, usesMagnetometer: true))
         var output: [Quaternion] = []
@@ -165,7 +192,8 @@ struct BROADAccuracyTests {
             output.append(estimator.quaternion)
         }
         let errors = BROADErrors(estimates: output, trial: trial, removingMeanHeading: false)
-        #expect(errors.total < 1.71)
-        #expect(errors.inclination < 0.6)
+        #expect(errors.total < totalBound)
+        #expect(errors.inclination < inclinationBound)
+        #expect(errors.heading < errors.total)
     }
 }
