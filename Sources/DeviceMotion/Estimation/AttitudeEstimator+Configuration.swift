@@ -80,7 +80,7 @@ extension AttitudeEstimator {
         public var magneticMinimumUndisturbedTime: Double = 0.5
         /// Longest time a disturbed field is ignored completely, s. Default 60 s.
         public var magneticMaximumRejectionTime: Double = 60
-        /// Factor by which the heading gain is lowered after that time, unitless. Default 2.
+        /// Factor by which the heading gain is lowered after that time, unitless (≥ 1). Default 2.
         public var magneticRejectionFactor: Double = 2
 
         /// Creates a configuration with the default tuning.

@@ -300,7 +300,7 @@ public struct AttitudeEstimator: Sendable {
                     rejectionTime += ts
                     gain = 0
                 } else {
-                    gain /= configuration.magneticRejectionFactor
+                    gain /= max(configuration.magneticRejectionFactor, 1)
                 }
             } else {
                 rejectionTime = max(rejectionTime - configuration.magneticRejectionFactor * ts, 0)
