@@ -24,6 +24,11 @@ let package = Package(
 
         // MARK: Device motion
         .target(name: "DeviceMotion"),
+        .testTarget(name: "AttitudeEstimationTests", dependencies: ["DeviceMotion", "AttitudeEvaluation"]),
+        .target(name: "AttitudeEvaluation", dependencies: ["DeviceMotion"], path: "Benchmarks/AttitudeEvaluation"),
+        .executableTarget(
+            name: "attitude-benchmark", dependencies: ["DeviceMotion", "AttitudeEvaluation"],
+            path: "Benchmarks/AttitudeBenchmark"),
 
         // MARK: Test support (public, for users' own tests too)
         .target(name: "MotionTesting", dependencies: ["MotionCore"]),
