@@ -89,7 +89,7 @@ struct RuntimeBenchmarks {
             for _ in 0..<frames {
                 time += 1.0 / 60
                 scheduler.advanceFrame(to: time)
-                if drain { _ = scene.drainChanges() }
+                if drain { scene.drainChanges { _, _, _ in } }
             }
         }
         return seconds / Double(frames * count) * 1e9

@@ -13,4 +13,3 @@ runtime.add(["typed Swift plans committed", "\(format(try RuntimeBenchmarks.type
 runtime.add(["JSON transactions committed (10 plans each)", "\(format(try RuntimeBenchmarks.jsonPlansPerSecond())) plans/s"])
 runtime.add(["frame tick, 10,000 frame-updated performers", "\(format(try RuntimeBenchmarks.frameCost(), 1)) ns per performer per frame"])
 print(runtime.render())
-print("no drain: \(try RuntimeBenchmarks.frameCost(drain: false))")
