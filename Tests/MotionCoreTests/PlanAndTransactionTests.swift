@@ -69,6 +69,23 @@ struct PlanAndTransactionTests {
         #expect(decoded.operations.count == 3)
     }
 
+    @Test func fastAndCodableDecodingAgree() throws {
+        let json = #"""
+            {"operations": [
+              {"op": "add", "target": "a", "plan": {"type": "T", "b": true, "f": false, "n": null, "one": 1, "x": 1.5,
+                "v": [0, -2.25, 1e3], "o": {"s": "é\n", "k": [true, {"z": 0}]}}},
+              {"op": "addNamed", "target": "b", "name": "x", "plan": {"type": "U"}},
+              {"op": "removeNamed", "target": "b", "name": "x"}]}
+            """#
+        let data = Data(json.utf8)
+        let fast = try Transaction(jsonData: data)
+        let codable = try JSONDecoder().decode(Transaction.self, from: data)
+        #expect(fast == codable)
+        #expect(fast.operations.first?.plan?["b"] == .bool(true))
+        #expect(fast.operations.first?.plan?["one"] == .number(1))
+        #expect(fast.operations.first?.plan?["o"]?.object?["s"] == .string("é\n"))
+    }
+
     @Test func typedPlanEncodesWithItsType() throws {
         let json = try #require(String(data: Plan(Nudge(by: 2)).jsonData(), encoding: .utf8))
         #expect(json == #"{"by":2,"type":"Record"}"#)

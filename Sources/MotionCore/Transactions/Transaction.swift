@@ -153,6 +153,10 @@ extension Transaction: Codable {
     /// Decodes a transaction from its JSON form.
     /// - Throws: ``CommitError`` with code `.invalidTransaction`, whose message gives the JSON path and reason.
     public init(jsonData data: Data) throws(CommitError) {
+        if let root = try? JSONSerialization.jsonObject(with: data), let fast = Transaction(foundation: root) {
+            self = fast
+            return
+        }
         do {
             self = try JSONDecoder().decode(Transaction.self, from: data)
         } catch {
