@@ -100,6 +100,12 @@ public final class Scheduler {
     /// The performers created so far, in creation order.
     public var performerDescriptions: [PerformerDescription] { performerOrder.map(\.description) }
 
+    /// Calls `body` with every performer, in creation order (for example to hand performers
+    /// sensor samples).
+    public func forEachPerformer(_ body: (any Performer) -> Void) {
+        for record in performerOrder { body(record.performer) }
+    }
+
     /// The performer for a target and class name, if the scheduler created one.
     public func performer(forTarget target: TargetID, className: String) -> (any Performer)? {
         performerOrder.first { $0.key.target == target && $0.description.className == className }?.performer
