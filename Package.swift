@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "MotionTesting", targets: ["MotionTesting"]),
         .library(name: "DeviceMotion", targets: ["DeviceMotion"]),
+        .executable(name: "motion-host", targets: ["motion-host"]),
     ],
     targets: [
         // MARK: Core runtime
@@ -20,8 +21,13 @@ let package = Package(
         // MARK: Test support (public, for users' own tests too)
         .target(name: "MotionTesting", dependencies: ["MotionCore"]),
 
+        // MARK: CLI
+        // MotionTesting is a dependency only until the plugin host replaces Host/Registry.swift.
+        .executableTarget(name: "motion-host", dependencies: ["MotionCore", "MotionTesting"]),
+
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
+        .testTarget(name: "MotionHostCLITests", dependencies: ["MotionCore"]),
     ]
 )
 
