@@ -19,12 +19,12 @@ struct HelpFormatter {
         if command.run == nil {
             words.append("<subcommand>")
         } else {
+            for argument in command.arguments {
+                words.append(argument.isOptional ? "[\(argument.label)]" : argument.label)
+            }
             for option in command.options {
                 let label = option.label + (option.isRepeating ? " ..." : "")
                 words.append("[\(label)]")
-            }
-            for argument in command.arguments {
-                words.append(argument.isOptional ? "[\(argument.label)]" : argument.label)
             }
         }
         let indent = String(repeating: " ", count: prefix.count + chain.map(\.name).joined(separator: " ").count + 1)
@@ -45,7 +45,7 @@ struct HelpFormatter {
 
     /// The full help text, ending with a newline.
     func help() -> String {
-        var out = "OVERVIEW: \(command.abstract)\n"
+        var out = wrap("OVERVIEW: \(command.abstract)", indent: 0) + "\n"
         if let discussion = command.discussion {
             out += "\n" + wrap(discussion, indent: 0) + "\n"
         }

@@ -129,7 +129,7 @@ struct SVGPlot {
         let unit = recording.units[series.property].flatMap { $0.isEmpty ? nil : $0 }
         var out = "<g class=\"panel\" id=\"\(escape("panel-\(series.target).\(series.property)"))\">\n"
         out +=
-            "<text x=\"\(f(Self.left))\" y=\"\(f(y - 8))\" font-size=\"14\" font-weight=\"bold\" fill=\"#222\">\(escape("\(series.target).\(series.property)"))\(unit.map { "<tspan font-weight=\"normal\" fill=\"#666\"> (\(escape($0)))</tspan>" } ?? "")</text>\n"
+            "<text x=\"\(f(Self.left))\" y=\"\(f(y - 8))\" font-size=\"14\" font-weight=\"bold\" fill=\"#222\">\(escape("\(series.target).\(series.property)"))\(unit.map { "<tspan font-weight=\"normal\" fill=\"#666\">&#160;(\(escape($0)))</tspan>" } ?? "")</text>\n"
         out += panelFrame(y: y, xTicks: xTicks, endTime: endTime, isLast: isLast)
         for tick in yTicks {
             let ty = yPosition(tick)
