@@ -27,7 +27,7 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
-        .testTarget(name: "MotionHostCLITests", dependencies: ["MotionCore"]),
+        .testTarget(name: "MotionHostCLITests", dependencies: ["MotionCore"], exclude: ["Fixtures"]),
     ]
 )
 

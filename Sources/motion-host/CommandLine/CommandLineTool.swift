@@ -28,7 +28,8 @@ enum CommandLineTool {
                 return try command.run!(values)
             }
         } catch let error as UsageError {
-            writeStandardError(HelpFormatter(chain: chain(for: error.commandPath, root: root)).usageError(error.message))
+            writeStandardError(
+                HelpFormatter(chain: chain(for: error.commandPath, root: root)).usageError(error.message))
             return usageErrorStatus
         } catch let error as MotionHostError {
             writeStandardError("error: \(error.description)\n")

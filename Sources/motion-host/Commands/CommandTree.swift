@@ -21,8 +21,12 @@ enum CommandTree {
         options: [
             .option(
                 "plugin-path", value: "dir", help: "A folder to search for plugin manifests first.", repeating: true),
-            .option("config", value: "file", help: "The host configuration file.", default: "$XDG_CONFIG_HOME/motion/host.json"),
-            .option("output", short: "o", value: "file", help: "Write the timeline to this file instead of standard output."),
+            .option(
+                "config", value: "file", help: "The host configuration file.",
+                default: "$XDG_CONFIG_HOME/motion/host.json"),
+            .option(
+                "output", short: "o", value: "file", help: "Write the timeline to this file instead of standard output."
+            ),
             .option(
                 "format", value: "format", help: "The timeline format; csv when --output ends in .csv.",
                 allowed: ["jsonl", "csv"]),
@@ -50,7 +54,9 @@ enum CommandTree {
         options: [
             .option(
                 "plugin-path", value: "dir", help: "A folder to search for plugin manifests first.", repeating: true),
-            .option("config", value: "file", help: "The host configuration file.", default: "$XDG_CONFIG_HOME/motion/host.json"),
+            .option(
+                "config", value: "file", help: "The host configuration file.",
+                default: "$XDG_CONFIG_HOME/motion/host.json"),
             .option("format", value: "format", help: "The output format.", allowed: ["text", "json"]),
         ],
         run: runPluginsList)
@@ -63,7 +69,9 @@ enum CommandTree {
         options: [
             .option(
                 "plugin-path", value: "dir", help: "A folder to search for plugin manifests first.", repeating: true),
-            .option("config", value: "file", help: "The host configuration file.", default: "$XDG_CONFIG_HOME/motion/host.json"),
+            .option(
+                "config", value: "file", help: "The host configuration file.",
+                default: "$XDG_CONFIG_HOME/motion/host.json"),
         ],
         run: runPluginsDescribe)
 

@@ -15,7 +15,8 @@ enum RunCommand {
         let isTracing = values.flag("trace")
         if isTracing, format != "jsonl" {
             throw UsageError(
-                message: "'--trace' writes trace lines, which only the jsonl format has; drop '--trace' or use '--format jsonl'",
+                message:
+                    "'--trace' writes trace lines, which only the jsonl format has; drop '--trace' or use '--format jsonl'",
                 commandPath: values.commandPath)
         }
         let frameRateOverride = try values.value("fps").map { text throws(UsageError) in
@@ -30,7 +31,8 @@ enum RunCommand {
             if text == "untilIdle" { return .untilIdle }
             guard let s = Double(text), s >= 0, s.isFinite else {
                 throw UsageError(
-                    message: "The value '\(text)' is invalid for '--duration <s>': expected a number of seconds ≥ 0 or untilIdle",
+                    message:
+                        "The value '\(text)' is invalid for '--duration <s>': expected a number of seconds ≥ 0 or untilIdle",
                     commandPath: values.commandPath)
             }
             return .seconds(s)
@@ -47,7 +49,8 @@ enum RunCommand {
         }
 
         let output = try outputPath.map { path throws(MotionHostError) in try TextOutput(path: path) } ?? TextOutput()
-        runner.sinks.append(format == "csv" ? CSVTimelineWriter(output: output) : JSONLinesTimelineWriter(output: output))
+        runner.sinks.append(
+            format == "csv" ? CSVTimelineWriter(output: output) : JSONLinesTimelineWriter(output: output))
         let plotPath = values.value("plot")
         let plot = plotPath.map { _ in PlotRecorder() }
         if let plot { runner.sinks.append(plot) }
@@ -69,7 +72,8 @@ enum RunCommand {
                 try Data(svg.utf8).write(to: URL(fileURLWithPath: plotPath))
             } catch {
                 throw MotionHostError(
-                    .unwritableOutput, file: plotPath, "cannot write the plot: \(error.localizedDescription)", underlying: error)
+                    .unwritableOutput, file: plotPath, "cannot write the plot: \(error.localizedDescription)",
+                    underlying: error)
             }
         }
         if let runError { throw runError }
@@ -106,7 +110,9 @@ final class ProgressLine {
         lastDrawn = now
         hasDrawn = true
         var text = "\rmotion-host: frame \(point.frame), t = \(String(format: "%.2f", point.time)) s"
-        if let endTime, endTime > 0 { text += " of \(JSONText.number(endTime)) s (\(Int(100 * point.time / endTime))%)" }
+        if let endTime, endTime > 0 {
+            text += " of \(JSONText.number(endTime)) s (\(Int(100 * point.time / endTime))%)"
+        }
         CommandLineTool.writeStandardError(text + "\u{1B}[K")
     }
 

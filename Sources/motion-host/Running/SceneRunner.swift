@@ -101,7 +101,8 @@ final class SceneRunner {
                 throw fail(
                     MotionHostError(
                         .safetyLimit, file: document.path,
-                        "$.maximumDuration: the run was not idle by the safety limit of \(JSONText.number(settings.maximumDuration)) s (\(reason)). To fix, raise maximumDuration, or check that every performer terminates its is-active tokens."),
+                        "$.maximumDuration: the run was not idle by the safety limit of \(JSONText.number(settings.maximumDuration)) s (\(reason)). To fix, raise maximumDuration, or check that every performer terminates its is-active tokens."
+                    ),
                     scene: scene, scheduler: scheduler, committed: next, frames: frame)
             }
             while next < due.count, due[next].at <= time + tolerance {
@@ -128,7 +129,8 @@ final class SceneRunner {
                 } catch {
                     throw fail(
                         MotionHostError(
-                            .notAvailable, file: document.path, "frame \(frame) (t = \(JSONText.number(time)) s): \(error)",
+                            .notAvailable, file: document.path,
+                            "frame \(frame) (t = \(JSONText.number(time)) s): \(error)",
                             underlying: error),
                         scene: scene, scheduler: scheduler, committed: next, frames: frame + 1)
                 }

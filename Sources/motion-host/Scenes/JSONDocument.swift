@@ -66,7 +66,8 @@ indirect enum JSONNode: Equatable {
         case .number(let n): text = JSONText.number(n)
         case .string(let s): text = JSONText.quoted(s)
         case .array(let a): text = "[" + a.map(\.excerpt).joined(separator: ", ") + "]"
-        case .object(let m): text = "{" + m.map { "\(JSONText.quoted($0.key)): \($0.value.excerpt)" }.joined(separator: ", ") + "}"
+        case .object(let m):
+            text = "{" + m.map { "\(JSONText.quoted($0.key)): \($0.value.excerpt)" }.joined(separator: ", ") + "}"
         }
         return text.count > 40 ? String(text.prefix(37)) + "..." : text
     }

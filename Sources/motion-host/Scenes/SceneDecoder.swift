@@ -17,7 +17,8 @@ enum SceneDecoder {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw MotionHostError(.unreadableFile, file: path, "cannot read the scene file: \(reason(error))", underlying: error)
+            throw MotionHostError(
+                .unreadableFile, file: path, "cannot read the scene file: \(reason(error))", underlying: error)
         }
         return try decode(Array(data), path: path)
     }
@@ -77,7 +78,8 @@ private struct SceneFields {
             ])
         let version = try required(members, "sceneVersion", at: "$")
         guard case .number(1) = version else {
-            throw SceneFieldError(text: "$.sceneVersion: expected 1 (the scene version this host reads), found \(version.excerpt)")
+            throw SceneFieldError(
+                text: "$.sceneVersion: expected 1 (the scene version this host reads), found \(version.excerpt)")
         }
         var name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         if let node = member(members, "name") { name = try string(node, at: "$.name", nonEmpty: true) }
@@ -93,7 +95,9 @@ private struct SceneFields {
             duration = .untilIdle
         } else {
             duration = .seconds(
-                try number(durationNode, at: "$.duration", expected: "a number ≥ 0 (seconds) or \"untilIdle\"") { $0 >= 0 })
+                try number(durationNode, at: "$.duration", expected: "a number ≥ 0 (seconds) or \"untilIdle\"") {
+                    $0 >= 0
+                })
         }
         var maximumDuration = 60.0
         if let node = member(members, "maximumDuration") {
@@ -101,7 +105,8 @@ private struct SceneFields {
         }
         var units: [String: String] = [:]
         if let node = member(members, "units") {
-            for (key, value) in try object(node, at: "$.units", expected: "an object of unit strings by property name") {
+            for (key, value) in try object(node, at: "$.units", expected: "an object of unit strings by property name")
+            {
                 units[key] = try string(value, at: "$.units\(pathKey(key))", nonEmpty: false)
             }
         }
@@ -123,12 +128,16 @@ private struct SceneFields {
             try checkKeys(members, at: at, known: ["name", "properties"])
             let name = try string(try required(members, "name", at: at), at: "\(at).name", nonEmpty: true)
             if out.contains(where: { $0.name == name }) {
-                throw SceneFieldError(text: "\(at).name: the target name \(JSONText.quoted(name)) is used twice; target names must be unique")
+                throw SceneFieldError(
+                    text:
+                        "\(at).name: the target name \(JSONText.quoted(name)) is used twice; target names must be unique"
+                )
             }
             var properties: [(name: String, value: PropertyValue)] = []
             if let propertiesNode = member(members, "properties") {
                 let propertyAt = "\(at).properties"
-                for (key, value) in try object(propertiesNode, at: propertyAt, expected: "an object of property values") {
+                for (key, value) in try object(propertiesNode, at: propertyAt, expected: "an object of property values")
+                {
                     properties.append((key, try propertyValue(value, at: "\(propertyAt)\(pathKey(key))")))
                 }
             }
@@ -165,14 +174,19 @@ private struct SceneFields {
             referenceFrame = try string(frameNode, at: "\(at).referenceFrame", nonEmpty: true)
             guard DeviceMotionSource.referenceFrames.contains(referenceFrame) else {
                 throw SceneFieldError(
-                    text: "\(at).referenceFrame: expected one of \(DeviceMotionSource.referenceFrames.joined(separator: ", ")), found \(frameNode.excerpt)\(suggestion(for: referenceFrame, among: DeviceMotionSource.referenceFrames))")
+                    text:
+                        "\(at).referenceFrame: expected one of \(DeviceMotionSource.referenceFrames.joined(separator: ", ")), found \(frameNode.excerpt)\(suggestion(for: referenceFrame, among: DeviceMotionSource.referenceFrames))"
+                )
             }
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         let resolved =
             recording.hasPrefix("/") ? recording : folder.appendingPathComponent(recording).standardizedFileURL.path
         guard FileManager.default.fileExists(atPath: resolved) else {
-            throw SceneFieldError(text: "\(at).recording: no file at \(JSONText.quoted(recording)) (resolved against the scene's folder: \(resolved))")
+            throw SceneFieldError(
+                text:
+                    "\(at).recording: no file at \(JSONText.quoted(recording)) (resolved against the scene's folder: \(resolved))"
+            )
         }
         return DeviceMotionSource(recording: recording, resolvedPath: resolved, referenceFrame: referenceFrame)
     }
@@ -185,11 +199,14 @@ private struct SceneFields {
             let at = "$.transactions[\(i)]"
             let members = try object(element, at: at, expected: "a transaction object {\"at\", \"operations\"}")
             try checkKeys(members, at: at, known: ["at", "operations"])
-            let time = try number(try required(members, "at", at: at), at: "\(at).at", expected: "a number ≥ 0 (seconds)") {
+            let time = try number(
+                try required(members, "at", at: at), at: "\(at).at", expected: "a number ≥ 0 (seconds)"
+            ) {
                 $0 >= 0
             }
             let operationsAt = "\(at).operations"
-            let operations = try array(try required(members, "operations", at: at), at: operationsAt, expected: "an array of operations")
+            let operations = try array(
+                try required(members, "operations", at: at), at: operationsAt, expected: "an array of operations")
             var transaction = Transaction()
             for (j, operationNode) in operations.enumerated() {
                 let opAt = "\(operationsAt)[\(j)]"
@@ -198,7 +215,10 @@ private struct SceneFields {
                 let kindNode = try required(op, "op", at: opAt)
                 let kind = try string(kindNode, at: "\(opAt).op", nonEmpty: true)
                 guard kinds.contains(kind) else {
-                    throw SceneFieldError(text: "\(opAt).op: expected \"add\", \"addNamed\" or \"removeNamed\", found \(kindNode.excerpt)\(suggestion(for: kind, among: kinds))")
+                    throw SceneFieldError(
+                        text:
+                            "\(opAt).op: expected \"add\", \"addNamed\" or \"removeNamed\", found \(kindNode.excerpt)\(suggestion(for: kind, among: kinds))"
+                    )
                 }
                 switch kind {
                 case "add": try checkKeys(op, at: opAt, known: ["op", "target", "plan"])
@@ -209,11 +229,14 @@ private struct SceneFields {
                 let target = try string(targetNode, at: "\(opAt).target", nonEmpty: true)
                 guard targetNames.contains(target) else {
                     throw SceneFieldError(
-                        text: "\(opAt).target: no target named \(targetNode.excerpt) in $.targets\(suggestion(for: target, among: targetNames)); known targets: \(targetNames.isEmpty ? "none" : targetNames.joined(separator: ", "))")
+                        text:
+                            "\(opAt).target: no target named \(targetNode.excerpt) in $.targets\(suggestion(for: target, among: targetNames)); known targets: \(targetNames.isEmpty ? "none" : targetNames.joined(separator: ", "))"
+                    )
                 }
                 switch kind {
                 case "add":
-                    transaction.add(try plan(try required(op, "plan", at: opAt), at: "\(opAt).plan"), to: TargetID(target))
+                    transaction.add(
+                        try plan(try required(op, "plan", at: opAt), at: "\(opAt).plan"), to: TargetID(target))
                 case "addNamed":
                     let name = try string(try required(op, "name", at: opAt), at: "\(opAt).name", nonEmpty: true)
                     let plan = try plan(try required(op, "plan", at: opAt), at: "\(opAt).plan")
@@ -263,7 +286,8 @@ private struct SceneFields {
 
     private func string(_ node: JSONNode, at: String, nonEmpty: Bool) throws(SceneFieldError) -> String {
         guard case .string(let s) = node, !(nonEmpty && s.isEmpty) else {
-            throw SceneFieldError(text: "\(at): expected a \(nonEmpty ? "non-empty " : "")string, found \(node.excerpt)")
+            throw SceneFieldError(
+                text: "\(at): expected a \(nonEmpty ? "non-empty " : "")string, found \(node.excerpt)")
         }
         return s
     }
@@ -280,14 +304,17 @@ private struct SceneFields {
     private func checkKeys(_ members: Members, at: String, known: [String]) throws(SceneFieldError) {
         for (key, _) in members where !known.contains(key) {
             throw SceneFieldError(
-                text: "\(at)\(pathKey(key)): unknown field\(suggestion(for: key, among: known)); known fields: \(known.filter { $0 != "$schema" }.joined(separator: ", "))")
+                text:
+                    "\(at)\(pathKey(key)): unknown field\(suggestion(for: key, among: known)); known fields: \(known.filter { $0 != "$schema" }.joined(separator: ", "))"
+            )
         }
     }
 
     /// `.key`, or `["key"]` when the key is not a plain identifier.
     private func pathKey(_ key: String) -> String {
         let isPlain =
-            !key.isEmpty && key.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" }
+            !key.isEmpty
+            && key.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" }
             && !("0"..."9").contains(key.unicodeScalars.first!)
         return isPlain ? ".\(key)" : "[\(JSONText.quoted(key))]"
     }

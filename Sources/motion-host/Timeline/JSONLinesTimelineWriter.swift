@@ -22,7 +22,8 @@ final class JSONLinesTimelineWriter: TimelineSink {
     init(output: TextOutput) { self.output = output }
 
     func begin(_ header: TimelineHeader) {
-        var line = "{\"timeline\":1,\"scene\":\(JSONText.quoted(header.scenePath)),\"name\":\(JSONText.quoted(header.name))"
+        var line =
+            "{\"timeline\":1,\"scene\":\(JSONText.quoted(header.scenePath)),\"name\":\(JSONText.quoted(header.name))"
         line += ",\"frameRate\":\(JSONText.number(header.frameRate)),\"duration\":\(header.duration.jsonText)"
         line += ",\"targets\":{"
         line += header.targets.map { target in
@@ -30,8 +31,9 @@ final class JSONLinesTimelineWriter: TimelineSink {
         }.joined(separator: ",")
         line += "},\"units\":{"
         let names = Set(header.targets.flatMap { $0.properties.map(\.name) }).union(header.units.keys).sorted()
-        line += names.compactMap { name in header.units[name].map { "\(JSONText.quoted(name)):\(JSONText.quoted($0))" } }
-            .joined(separator: ",")
+        line += names.compactMap { name in header.units[name].map { "\(JSONText.quoted(name)):\(JSONText.quoted($0))" }
+        }
+        .joined(separator: ",")
         output.write(line + "}}\n")
     }
 
@@ -61,9 +63,11 @@ final class JSONLinesTimelineWriter: TimelineSink {
             line +=
                 "\"namedPlanRemoved\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description)),\"name\":\(JSONText.quoted(name))"
         case .tokenGenerated(let id, let performer):
-            line += "\"tokenGenerated\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description)),\"token\":\(id)"
+            line +=
+                "\"tokenGenerated\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description)),\"token\":\(id)"
         case .tokenTerminated(let id, let performer):
-            line += "\"tokenTerminated\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description)),\"token\":\(id)"
+            line +=
+                "\"tokenTerminated\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description)),\"token\":\(id)"
         case .activityChanged(let isActive):
             line += "\"activityChanged\"\(stamp(point)),\"activity\":\"\(isActive ? "active" : "idle")\""
         }

@@ -28,7 +28,8 @@ struct SVGPlot {
     func render() -> String {
         let animated = recording.series.filter { !$0.changes.isEmpty }
         let panelCount = max(animated.count, 1)
-        let height = Self.top + Double(panelCount) * Self.panelHeight + Double(panelCount - 1) * Self.panelGap + Self.bottom
+        let height =
+            Self.top + Double(panelCount) * Self.panelHeight + Double(panelCount - 1) * Self.panelGap + Self.bottom
         let endTime = recording.endTime > 0 ? recording.endTime : 1
         let xTicks = Self.ticks(from: 0, to: endTime, count: 8)
 
@@ -39,16 +40,19 @@ struct SVGPlot {
             """
         svg += "<title>\(escape(recording.name))</title>\n"
         svg += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
-        svg += "<text x=\"\(f(Self.left))\" y=\"30\" font-size=\"20\" font-weight=\"bold\" fill=\"#222\">\(escape(recording.name))</text>\n"
+        svg +=
+            "<text x=\"\(f(Self.left))\" y=\"30\" font-size=\"20\" font-weight=\"bold\" fill=\"#222\">\(escape(recording.name))</text>\n"
         let subtitle =
             "\(recording.scenePath) · \(JSONText.number(recording.frameRate)) fps · \(recording.frameCount) frames · \(JSONText.number(recording.endTime)) s"
         svg += "<text x=\"\(f(Self.left))\" y=\"50\" fill=\"#666\">\(escape(subtitle))</text>\n"
         // Legend of the shading and the commit marks, top right.
         let legendX = Self.left + plotWidth - 200
         svg += "<g id=\"legend-activity\">"
-        svg += "<rect x=\"\(f(legendX))\" y=\"38\" width=\"18\" height=\"12\" fill=\"\(Self.activeFill)\" stroke=\"#e0b050\" stroke-width=\"0.5\"/>"
+        svg +=
+            "<rect x=\"\(f(legendX))\" y=\"38\" width=\"18\" height=\"12\" fill=\"\(Self.activeFill)\" stroke=\"#e0b050\" stroke-width=\"0.5\"/>"
         svg += "<text x=\"\(f(legendX + 24))\" y=\"48\" fill=\"#444\">active</text>"
-        svg += "<line x1=\"\(f(legendX + 80))\" y1=\"44\" x2=\"\(f(legendX + 98))\" y2=\"44\" stroke=\"#888\" stroke-dasharray=\"3 2\"/>"
+        svg +=
+            "<line x1=\"\(f(legendX + 80))\" y1=\"44\" x2=\"\(f(legendX + 98))\" y2=\"44\" stroke=\"#888\" stroke-dasharray=\"3 2\"/>"
         svg += "<text x=\"\(f(legendX + 104))\" y=\"48\" fill=\"#444\">transaction</text></g>\n"
 
         if animated.isEmpty {
@@ -62,7 +66,8 @@ struct SVGPlot {
             svg += panel(series, y: y, xTicks: xTicks, endTime: endTime, isLast: i == animated.count - 1)
         }
         if let failure = recording.failure {
-            svg += "<text x=\"\(f(Self.left))\" y=\"\(f(height - 10))\" fill=\"#b00020\">\(escape("run failed: " + failure))</text>\n"
+            svg +=
+                "<text x=\"\(f(Self.left))\" y=\"\(f(height - 10))\" fill=\"#b00020\">\(escape("run failed: " + failure))</text>\n"
         }
         svg += "</svg>\n"
         return svg
@@ -80,8 +85,10 @@ struct SVGPlot {
         // Vertical grid and time ticks.
         for tick in xTicks {
             let x = xPosition(tick, endTime)
-            out += "<line x1=\"\(f(x))\" y1=\"\(f(y))\" x2=\"\(f(x))\" y2=\"\(f(y + Self.panelHeight))\" stroke=\"#e6e6e6\"/>\n"
-            out += "<line x1=\"\(f(x))\" y1=\"\(f(y + Self.panelHeight))\" x2=\"\(f(x))\" y2=\"\(f(y + Self.panelHeight + 5))\" stroke=\"#444\"/>\n"
+            out +=
+                "<line x1=\"\(f(x))\" y1=\"\(f(y))\" x2=\"\(f(x))\" y2=\"\(f(y + Self.panelHeight))\" stroke=\"#e6e6e6\"/>\n"
+            out +=
+                "<line x1=\"\(f(x))\" y1=\"\(f(y + Self.panelHeight))\" x2=\"\(f(x))\" y2=\"\(f(y + Self.panelHeight + 5))\" stroke=\"#444\"/>\n"
             out +=
                 "<text x=\"\(f(x))\" y=\"\(f(y + Self.panelHeight + 18))\" text-anchor=\"middle\" fill=\"#444\">\(Self.label(tick, ticks: xTicks))</text>\n"
         }
@@ -100,7 +107,9 @@ struct SVGPlot {
         return out
     }
 
-    private func panel(_ series: PlotRecorder.Series, y: Double, xTicks: [Double], endTime: Double, isLast: Bool) -> String {
+    private func panel(_ series: PlotRecorder.Series, y: Double, xTicks: [Double], endTime: Double, isLast: Bool)
+        -> String
+    {
         let components = series.componentCount
         var values = series.changes.map(\.value)
         if let initial = series.initial { values.append(initial) }
@@ -135,7 +144,8 @@ struct SVGPlot {
             let ty = yPosition(tick)
             out +=
                 "<line x1=\"\(f(Self.left))\" y1=\"\(f(ty))\" x2=\"\(f(Self.left + plotWidth))\" y2=\"\(f(ty))\" stroke=\"#000\" stroke-opacity=\"0.08\"/>\n"
-            out += "<line x1=\"\(f(Self.left - 5))\" y1=\"\(f(ty))\" x2=\"\(f(Self.left))\" y2=\"\(f(ty))\" stroke=\"#444\"/>\n"
+            out +=
+                "<line x1=\"\(f(Self.left - 5))\" y1=\"\(f(ty))\" x2=\"\(f(Self.left))\" y2=\"\(f(ty))\" stroke=\"#444\"/>\n"
             out +=
                 "<text x=\"\(f(Self.left - 8))\" y=\"\(f(ty + 4))\" text-anchor=\"end\" fill=\"#444\">\(Self.label(tick, ticks: yTicks))</text>\n"
         }
