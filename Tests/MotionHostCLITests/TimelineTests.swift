@@ -141,6 +141,32 @@ struct TimelineTests {
         #expect(plan["value"] as? Double == 0.5)
     }
 
+    @Test func emittedTransactionsAndNamedPlansAppearInTheTimeline() throws {
+        let result = try MotionHost.run(["run", "compose.json", "--trace"])
+        #expect(result.status == 0)
+        let lines = try result.jsonLines()
+        let emitted = try #require(lines.first { $0["trace"] as? String == "emitted" })
+        #expect(emitted["performer"] as? String == "EmittingPerformer@card")
+        #expect(emitted["crossesTargets"] as? Bool == true)
+        #expect(emitted["frame"] as? Int == 3)
+        let frames = lines.filter { $0["changes"] != nil }
+        #expect(frames.map { $0["frame"] as? Int } == [3, 6, 9])
+        #expect(changes(frames[0])?["badge"]?["scale"] as? Double == 2)
+        #expect(changes(frames[1])?["card"]?["opacity"] as? Double == 0.4)
+        #expect(changes(frames[2])?["card"]?["opacity"] as? Double == 1)
+        #expect(lines.contains { $0["trace"] as? String == "namedPlanAdded" && $0["name"] as? String == "dim" })
+        #expect(lines.contains { $0["trace"] as? String == "namedPlanRemoved" && $0["frame"] as? Int == 9 })
+        // Two tokens taken at frame 3 and terminated in the 6th update: idle at frame 8.
+        let activity = lines.filter { $0["activity"] != nil && $0["trace"] == nil }
+        #expect(
+            activity.map { "\($0["activity"] as? String ?? "") \($0["frame"] as? Int ?? -1)" } == [
+                "active 3", "idle 8",
+            ])
+        let summary = try #require(lines.last?["summary"] as? [String: Any])
+        #expect(summary["stoppedBecause"] as? String == "idle")
+        #expect(summary["frames"] as? Int == 10)
+    }
+
     @Test func timelineIsIdenticalAcrossRuns() throws {
         let first = try MotionHost.run(["run", "fade-and-move.json", "--trace"])
         let second = try MotionHost.run(["run", "fade-and-move.json", "--trace"])
@@ -202,11 +228,12 @@ struct PlotTests {
 
     @Test func opacityCurveStepsAtTheFramesItChanged() throws {
         let (_, svg) = try plot("basic.json")
-        // 1 s over 712 px from x = 78: 0.3 s → 291.6, 0.5 s → 434. Opacity 0 → 0.5 at frame 0, → 1 at 0.5 s.
+        // The axis ends one frame after the last (1.1 s), over 712 px from x = 78: 0.5 s → 401.64.
+        // Opacity 0 → 0.5 at frame 0, → 1 at 0.5 s.
         let line = try #require(svg.split(separator: "\n").first { $0.hasPrefix("<path class=\"curve\"") })
         let d = try #require(line.split(separator: "\"").dropFirst(3).first)
         #expect(d.hasPrefix("M78.00 "))
-        #expect(d.contains("H434.00V"))
+        #expect(d.contains("H401.64V"))
         #expect(d.hasSuffix("H790.00"))
         #expect(count("H", in: String(d)) == 3)
     }

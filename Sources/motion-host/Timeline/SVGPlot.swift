@@ -6,7 +6,8 @@ import MotionCore
 /// time axes in seconds, a legend per panel, activity intervals shaded and commit times marked.
 ///
 /// Curves are step-after: a property holds its value until the frame in which it changes, which is
-/// what the timeline says. Plain string building; the output is standalone SVG 1.1.
+/// what the timeline says; the time axis runs from 0 to the end of the last frame (its time plus one
+/// frame period). Plain string building; the output is standalone SVG 1.1.
 struct SVGPlot {
     /// The recorded run.
     let recording: PlotRecorder
@@ -30,7 +31,8 @@ struct SVGPlot {
         let panelCount = max(animated.count, 1)
         let height =
             Self.top + Double(panelCount) * Self.panelHeight + Double(panelCount - 1) * Self.panelGap + Self.bottom
-        let endTime = recording.endTime > 0 ? recording.endTime : 1
+        // The last frame holds its values for one frame period: the time axis ends there.
+        let endTime = recording.endTime + 1 / recording.frameRate
         let xTicks = Self.ticks(from: 0, to: endTime, count: 8)
 
         var svg = """
@@ -130,9 +132,11 @@ struct SVGPlot {
             low -= pad
             high += pad
         }
+        // 8 % headroom, so a curve at its extreme does not run along the panel's border.
+        let headroom = (high - low) * 0.08
+        low -= headroom
+        high += headroom
         let yTicks = Self.ticks(from: low, to: high, count: 5)
-        low = min(low, yTicks.first ?? low)
-        high = max(high, yTicks.last ?? high)
         func yPosition(_ v: Double) -> Double { y + Self.panelHeight - (v - low) / (high - low) * Self.panelHeight }
 
         let unit = recording.units[series.property].flatMap { $0.isEmpty ? nil : $0 }
