@@ -241,6 +241,7 @@ struct PlotTests {
     @Test func failedRunStillWritesItsPlotWithTheError() throws {
         let (result, svg) = try plot("unknown-plan.json")
         #expect(result.status == 1)
+        #expect(svg.contains("<text class=\"failure\""));
         #expect(svg.contains("run failed: unknown-plan.json: $.transactions[1]"))
         #expect(count("<g class=\"panel\"", in: svg) == 1)
     }

@@ -29,8 +29,9 @@ struct SVGPlot {
     func render() -> String {
         let animated = recording.series.filter { !$0.changes.isEmpty }
         let panelCount = max(animated.count, 1)
-        let height =
-            Self.top + Double(panelCount) * Self.panelHeight + Double(panelCount - 1) * Self.panelGap + Self.bottom
+        let failureLines = recording.failure.map { Self.wrap("run failed: " + $0, width: 120) } ?? []
+        let panelsBottom = Self.top + Double(panelCount) * Self.panelHeight + Double(panelCount - 1) * Self.panelGap
+        let height = panelsBottom + Self.bottom + Double(failureLines.count) * 16
         // The last frame holds its values for one frame period: the time axis ends there.
         let endTime = recording.endTime + 1 / recording.frameRate
         let xTicks = Self.ticks(from: 0, to: endTime, count: 8)
@@ -67,9 +68,10 @@ struct SVGPlot {
             let y = Self.top + Double(i) * (Self.panelHeight + Self.panelGap)
             svg += panel(series, y: y, xTicks: xTicks, endTime: endTime, isLast: i == animated.count - 1)
         }
-        if let failure = recording.failure {
+        for (i, line) in failureLines.enumerated() {
+            let y = panelsBottom + Self.bottom + Double(i) * 16
             svg +=
-                "<text x=\"\(f(Self.left))\" y=\"\(f(height - 10))\" fill=\"#b00020\">\(escape("run failed: " + failure))</text>\n"
+                "<text class=\"failure\" x=\"\(f(Self.left))\" y=\"\(f(y))\" fill=\"#b00020\">\(escape(line))</text>\n"
         }
         svg += "</svg>\n"
         return svg
@@ -142,7 +144,7 @@ struct SVGPlot {
         let unit = recording.units[series.property].flatMap { $0.isEmpty ? nil : $0 }
         var out = "<g class=\"panel\" id=\"\(escape("panel-\(series.target).\(series.property)"))\">\n"
         out +=
-            "<text x=\"\(f(Self.left))\" y=\"\(f(y - 8))\" font-size=\"14\" font-weight=\"bold\" fill=\"#222\">\(escape("\(series.target).\(series.property)"))\(unit.map { "<tspan font-weight=\"normal\" fill=\"#666\">&#160;(\(escape($0)))</tspan>" } ?? "")</text>\n"
+            "<text x=\"\(f(Self.left))\" y=\"\(f(y - 8))\" font-size=\"14\" font-weight=\"bold\" fill=\"#222\">\(escape("\(series.target).\(series.property)"))\(unit.map { " <tspan font-weight=\"normal\" fill=\"#666\">(\(escape($0)))</tspan>" } ?? "")</text>\n"
         out += panelFrame(y: y, xTicks: xTicks, endTime: endTime, isLast: isLast)
         for tick in yTicks {
             let ty = yPosition(tick)
@@ -213,6 +215,21 @@ struct SVGPlot {
         let decimals = max(0, Int(-floor(log10(step) + 1e-9)))
         let text = String(format: "%.\(min(decimals, 10))f", value)
         return text.hasPrefix("-") && Double(text) == 0 ? String(text.dropFirst()) : text
+    }
+
+    /// Splits text into lines of at most `width` characters at spaces.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
     }
 
     private func f(_ value: Double) -> String { String(format: "%.2f", value) }
