@@ -4,7 +4,7 @@ struct MotionHostError: Error, CustomStringConvertible {
     /// What kind of failure this is. A struct over a private enum, so codes can be added.
     struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable {
-            case unreadableFile, invalidJSON, invalidScene, commitFailed, emissionFailed, safetyLimit
+            case unreadableFile, invalidJSON, invalidScene, commitFailed, emissionFailed, frameHookFailed, safetyLimit
             case unwritableOutput, registryUnavailable, notAvailable
         }
         private let value: Value
@@ -20,6 +20,8 @@ struct MotionHostError: Error, CustomStringConvertible {
         static let commitFailed = Code(.commitFailed)
         /// A transaction emitted by a performer during a frame failed.
         static let emissionFailed = Code(.emissionFailed)
+        /// A frame hook (device-motion delivery) failed.
+        static let frameHookFailed = Code(.frameHookFailed)
         /// An `untilIdle` run was still active at its `maximumDuration`.
         static let safetyLimit = Code(.safetyLimit)
         /// An output file could not be written.

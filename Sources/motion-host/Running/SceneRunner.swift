@@ -129,7 +129,7 @@ final class SceneRunner {
                 } catch {
                     throw fail(
                         MotionHostError(
-                            .notAvailable, file: document.path,
+                            .frameHookFailed, file: document.path,
                             "frame \(frame) (t = \(JSONText.number(time)) s): \(error)",
                             underlying: error),
                         scene: scene, scheduler: scheduler, committed: next, frames: frame + 1)
