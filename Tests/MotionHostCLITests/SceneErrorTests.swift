@@ -5,6 +5,7 @@ import Testing
 struct SceneErrorTests {
     @Test(arguments: [
         ("missing.json", "error: missing.json: cannot read the scene file: no such file"),
+        (".", "error: .: is a folder, not a scene file"),
         (
             "invalid-json.json",
             "error: invalid-json.json: invalid JSON at line 3, column 15: expected a JSON value, found 's'"

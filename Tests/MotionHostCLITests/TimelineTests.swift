@@ -116,6 +116,7 @@ struct TimelineTests {
     @Test func untilIdleStopsAtTheFirstIdleFrameAfterTheLastCommit() throws {
         let lines = try MotionHost.run(["run", "basic.json", "--duration", "untilIdle"]).jsonLines()
         #expect(lines.first?["duration"] as? String == "untilIdle")
+        #expect(lines.first?["maximumDuration"] as? Double == 60)
         let summary = try #require(lines.last?["summary"] as? [String: Any])
         #expect(summary["stoppedBecause"] as? String == "idle")
         #expect(summary["frames"] as? Int == 6)

@@ -79,7 +79,8 @@ final class SceneRunner {
 
         let header = TimelineHeader(
             scenePath: document.path, name: document.name, frameRate: settings.frameRate,
-            duration: settings.duration, targets: document.targets, units: document.units)
+            duration: settings.duration, maximumDuration: settings.maximumDuration, targets: document.targets,
+            units: document.units)
         for sink in sinks { sink.begin(header) }
 
         // Stable: equal times keep file order.

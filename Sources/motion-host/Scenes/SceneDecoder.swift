@@ -13,6 +13,10 @@ enum SceneDecoder {
     /// - Throws: ``MotionHostError`` `.unreadableFile`, `.invalidJSON` (with line and column) or
     ///   `.invalidScene` (with the field's JSON path).
     static func load(path: String) throws(MotionHostError) -> SceneDocument {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw MotionHostError(.unreadableFile, file: path, "is a folder, not a scene file")
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -5,7 +5,7 @@ import MotionCore
 ///
 /// | first key | line |
 /// |---|---|
-/// | `timeline` | the header: `{"timeline": 1, "scene": path, "name", "frameRate", "duration", "targets": {target: {property: initial value}}, "units": {property: unit}}` |
+/// | `timeline` | the header: `{"timeline": 1, "scene": path, "name", "frameRate", "duration", ("maximumDuration" when `untilIdle`), "targets": {target: {property: initial value}}, "units": {property: unit}}` |
 /// | `commit` | a scene transaction being committed: `{"commit": index, "at", "time", "frame", "transaction": {"operations": [...]}}` |
 /// | `trace` | a tracer event (with `--trace`): `{"trace": kind, "time", "frame", ...}`, kinds `committed`, `emitted`, `performerCreated`, `planAdded`, `namedPlanAdded`, `namedPlanRemoved`, `tokenGenerated`, `tokenTerminated`, `activityChanged` |
 /// | `activity` | the scheduler became `"active"` or `"idle"`: `{"activity": "active", "time", "frame"}` |
@@ -25,6 +25,7 @@ final class JSONLinesTimelineWriter: TimelineSink {
         var line =
             "{\"timeline\":1,\"scene\":\(JSONText.quoted(header.scenePath)),\"name\":\(JSONText.quoted(header.name))"
         line += ",\"frameRate\":\(JSONText.number(header.frameRate)),\"duration\":\(header.duration.jsonText)"
+        if header.duration == .untilIdle { line += ",\"maximumDuration\":\(JSONText.number(header.maximumDuration))" }
         line += ",\"targets\":{"
         line += header.targets.map { target in
             JSONText.quoted(target.name) + ":" + object(target.properties)

@@ -41,6 +41,8 @@ struct TimelineHeader {
     var frameRate: Double
     /// The run length.
     var duration: SceneDuration
+    /// The safety limit of an `untilIdle` run, seconds.
+    var maximumDuration: Double
     /// The targets and their initial values, in scene order.
     var targets: [SceneTarget]
     /// The unit of each property, by name, where known.
