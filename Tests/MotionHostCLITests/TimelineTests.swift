@@ -208,8 +208,8 @@ struct PlotTests {
         #expect(svg.contains(">position (pt)</text>"))
         // One activity interval, shaded in each of the two panels.
         #expect(count("<rect class=\"active\"", in: svg) == 2)
-        // 22 transactions, marked in each panel.
-        #expect(count("<line class=\"commit\"", in: svg) == 44)
+        // 22 transactions at 21 distinct times (two at 0.25 s), marked in each panel.
+        #expect(count("<line class=\"commit\"", in: svg) == 42)
     }
 
     @Test func plotIsWellFormedXML() throws {

@@ -22,6 +22,7 @@ struct SVGPlot {
     private static let colors = ["#1f6fb4", "#d1495b", "#2e9e5b", "#8a5cc2"]
     private static let componentNames = ["x", "y", "z", "w"]
     private static let activeFill = "#ffe9b8"
+    private static let maximumCommitLines = 60
 
     private var plotWidth: Double { Self.width - Self.left - Self.right }
 
@@ -96,11 +97,18 @@ struct SVGPlot {
             out +=
                 "<text x=\"\(f(x))\" y=\"\(f(y + Self.panelHeight + 18))\" text-anchor=\"middle\" fill=\"#444\">\(Self.label(tick, ticks: xTicks))</text>\n"
         }
-        // Commit marks.
+        // Commit marks: a dashed line across the panel at each distinct commit time; when there are
+        // more than fit, a short tick at the panel's top edge instead.
+        var marks: [Double] = []
         for commit in recording.commits {
             let x = xPosition(commit.time, endTime)
+            if let last = marks.last, abs(last - x) < 0.5 { continue }
+            marks.append(x)
+        }
+        let markBottom = marks.count <= Self.maximumCommitLines ? y + Self.panelHeight : y + 6
+        for x in marks {
             out +=
-                "<line class=\"commit\" x1=\"\(f(x))\" y1=\"\(f(y))\" x2=\"\(f(x))\" y2=\"\(f(y + Self.panelHeight))\" stroke=\"#888\" stroke-dasharray=\"3 2\"/>\n"
+                "<line class=\"commit\" x1=\"\(f(x))\" y1=\"\(f(y))\" x2=\"\(f(x))\" y2=\"\(f(markBottom))\" stroke=\"#888\" stroke-dasharray=\"3 2\"/>\n"
         }
         out +=
             "<rect x=\"\(f(Self.left))\" y=\"\(f(y))\" width=\"\(f(plotWidth))\" height=\"\(f(Self.panelHeight))\" fill=\"none\" stroke=\"#444\"/>\n"
@@ -167,7 +175,8 @@ struct SVGPlot {
                 current = initial[c]
                 path = "M\(f(xPosition(0, endTime))) \(f(yPosition(initial[c])))"
             }
-            for change in series.changes where c < change.value.count {
+            // A change of another component leaves this one where it is: no step to draw.
+            for change in series.changes where c < change.value.count && change.value[c] != current {
                 let x = xPosition(change.time, endTime)
                 let v = yPosition(change.value[c])
                 if current == nil {
