@@ -239,6 +239,24 @@ struct PlotTests {
         #expect(count("H", in: String(d)) == 3)
     }
 
+    @Test func manyCommitsAreMarkedAsShortTicks() throws {
+        let folder = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transactions = (0..<100).map { i in
+            "{\"at\": \(Double(i) / 50), \"operations\": [{\"op\": \"add\", \"target\": \"dot\", \"plan\": {\"type\": \"SetValue\", \"property\": \"x\", \"value\": \(i)}}]}"
+        }
+        let scene =
+            "{\"sceneVersion\": 1, \"duration\": 2, \"targets\": [{\"name\": \"dot\", \"properties\": {\"x\": -1}}], \"transactions\": [\(transactions.joined(separator: ","))]}"
+        try Data(scene.utf8).write(to: folder.appendingPathComponent("many.json"))
+        let result = try MotionHost.run(["run", "many.json", "--plot", "many.svg"], in: folder)
+        #expect(result.status == 0)
+        let svg = try String(contentsOf: folder.appendingPathComponent("many.svg"), encoding: .utf8)
+        let marks = svg.split(separator: "\n").filter { $0.hasPrefix("<line class=\"commit\"") }
+        #expect(marks.count == 100)
+        // Panel top at y = 78: each tick reaches 6 px into the panel.
+        #expect(marks.allSatisfy { $0.contains("y1=\"78.00\"") && $0.contains("y2=\"84.00\"") })
+    }
+
     @Test func failedRunStillWritesItsPlotWithTheError() throws {
         let (result, svg) = try plot("unknown-plan.json")
         #expect(result.status == 1)
