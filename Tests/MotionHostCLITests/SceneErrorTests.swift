@@ -115,9 +115,11 @@ struct SceneErrorTests {
         #expect(summary["frames"] as? Int == 6)
     }
 
-    @Test func unwritableOutputFailsNamingTheFile() throws {
-        let result = try MotionHost.run(["run", "basic.json", "--output", "no/such/folder/out.jsonl"])
+    @Test(arguments: [["--output", "no/such/folder/out.jsonl"], ["--plot", "no/such/folder/out.jsonl"]])
+    func unwritableOutputFailsBeforeTheRunNamingTheFile(option: [String]) throws {
+        let result = try MotionHost.run(["run", "basic.json"] + option)
         #expect(result.status == 1)
+        #expect(result.standardOutput.isEmpty)
         #expect(
             result.standardError
                 == "error: no/such/folder/out.jsonl: cannot create the output file: No such file or directory\n")

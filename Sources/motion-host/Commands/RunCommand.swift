@@ -51,8 +51,9 @@ enum RunCommand {
         let output = try outputPath.map { path throws(MotionHostError) in try TextOutput(path: path) } ?? TextOutput()
         runner.sinks.append(
             format == "csv" ? CSVTimelineWriter(output: output) : JSONLinesTimelineWriter(output: output))
-        let plotPath = values.value("plot")
-        let plot = plotPath.map { _ in PlotRecorder() }
+        // Created now, so an unwritable plot path fails before the run, not after it.
+        let plotOutput = try values.value("plot").map { path throws(MotionHostError) in try TextOutput(path: path) }
+        let plot = plotOutput.map { _ in PlotRecorder() }
         if let plot { runner.sinks.append(plot) }
         let progress = ProgressLine(settings: settings)
         runner.onFrame = { progress.update($0) }
@@ -66,15 +67,9 @@ enum RunCommand {
         }
         progress.finish()
         try output.close()
-        if let plot, let plotPath {
-            let svg = SVGPlot(recording: plot).render()
-            do {
-                try Data(svg.utf8).write(to: URL(fileURLWithPath: plotPath))
-            } catch {
-                throw MotionHostError(
-                    .unwritableOutput, file: plotPath, "cannot write the plot: \(error.localizedDescription)",
-                    underlying: error)
-            }
+        if let plot, let plotOutput {
+            plotOutput.write(SVGPlot(recording: plot).render())
+            try plotOutput.close()
         }
         if let runError { throw runError }
         if let summary, summary.committedTransactions < document.transactions.count {
