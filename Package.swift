@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "MotionTesting", targets: ["MotionTesting"]),
         .library(name: "DeviceMotion", targets: ["DeviceMotion"]),
         .library(name: "MotionHost", targets: ["MotionHost"]),
+        .executable(name: "motion-host", targets: ["motion-host"]),
     ],
     targets: [
         // MARK: C ABI and C libraries
@@ -35,9 +36,13 @@ let package = Package(
 
         // MARK: Benchmarks (release builds that print a table)
         .executableTarget(name: "motion-benchmark", dependencies: ["MotionCore"], path: "Benchmarks/MotionBenchmark"),
+        // MARK: CLI
+        // MotionTesting is a dependency only until the plugin host replaces Host/Registry.swift.
+        .executableTarget(name: "motion-host", dependencies: ["MotionCore", "MotionTesting"]),
 
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
+        .testTarget(name: "MotionHostCLITests", dependencies: ["MotionCore"], exclude: ["Fixtures"]),
     ]
 )
 

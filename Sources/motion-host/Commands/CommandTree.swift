@@ -1,0 +1,104 @@
+/// The `motion-host` command tree: names, help text and options of every command and subcommand.
+enum CommandTree {
+    /// The version `--version` prints.
+    static let version = "0.1.0"
+
+    /// The root command.
+    static let root = CommandSpec(
+        name: "motion-host",
+        abstract: "Run motion described as data, performed by plugin performers.",
+        discussion:
+            "Scenes are JSON files of targets and timed transactions; `run` plays one on a simulated clock and writes its timeline.",
+        subcommands: [run, plugins, deviceMotion])
+
+    /// `motion-host run`.
+    static let run = CommandSpec(
+        name: "run",
+        abstract: "Run a scene on a simulated clock and write its timeline.",
+        discussion:
+            "Commits each transaction of the scene at its time, ticks the performers frame by frame and writes, per frame, the properties that changed, plus activity transitions (and with --trace every tracer event). Timeline formats: JSON Lines (default) or CSV; --plot also draws each animated property over time as SVG.",
+        arguments: [ArgumentSpec(name: "scene", help: "The scene file (JSON, sceneVersion 1).")],
+        options: [
+            .option(
+                "plugin-path", value: "dir", help: "A folder to search for plugin manifests first.", repeating: true),
+            .option(
+                "config", value: "file", help: "The host configuration file.",
+                default: "$XDG_CONFIG_HOME/motion/host.json"),
+            .option(
+                "output", short: "o", value: "file", help: "Write the timeline to this file instead of standard output."
+            ),
+            .option(
+                "format", value: "format", help: "The timeline format; csv when --output ends in .csv.",
+                allowed: ["jsonl", "csv"]),
+            .option("plot", value: "file.svg", help: "Also draw each animated property over time as an SVG picture."),
+            .flag("trace", help: "Write every tracer event to the timeline (jsonl only)."),
+            .option("fps", value: "n", help: "Frames per second, overriding the scene's frameRate."),
+            .option(
+                "duration", value: "s",
+                help: "The run length in seconds, or untilIdle, overriding the scene's duration."),
+        ],
+        run: RunCommand.run)
+
+    /// `motion-host plugins`.
+    static let plugins = CommandSpec(
+        name: "plugins",
+        abstract: "List, describe and validate performer plugins.",
+        subcommands: [pluginsList, pluginsDescribe, pluginsValidate])
+
+    /// `motion-host plugins list`.
+    static let pluginsList = CommandSpec(
+        name: "list",
+        abstract: "List the plugins on the search path: id, version, library, plan types, and whether each is valid.",
+        discussion:
+            "Search path: --plugin-path folders, then MOTION_PLUGIN_PATH, then $XDG_DATA_HOME/motion/plugins, /usr/local/lib/motion/plugins and /usr/lib/motion/plugins.",
+        options: [
+            .option(
+                "plugin-path", value: "dir", help: "A folder to search for plugin manifests first.", repeating: true),
+            .option(
+                "config", value: "file", help: "The host configuration file.",
+                default: "$XDG_CONFIG_HOME/motion/host.json"),
+            .option("format", value: "format", help: "The output format.", allowed: ["text", "json"]),
+        ],
+        run: runPluginsList)
+
+    /// `motion-host plugins describe`.
+    static let pluginsDescribe = CommandSpec(
+        name: "describe",
+        abstract: "Describe a plan type from its manifest: summary and fields with types, units, defaults and ranges.",
+        arguments: [ArgumentSpec(name: "plan-type", help: "The plan type, e.g. FadeIn.")],
+        options: [
+            .option(
+                "plugin-path", value: "dir", help: "A folder to search for plugin manifests first.", repeating: true),
+            .option(
+                "config", value: "file", help: "The host configuration file.",
+                default: "$XDG_CONFIG_HOME/motion/host.json"),
+        ],
+        run: runPluginsDescribe)
+
+    /// `motion-host plugins validate`.
+    static let pluginsValidate = CommandSpec(
+        name: "validate",
+        abstract: "Check plugins in child processes: loading, ABI, performers, plans and tokens.",
+        discussion:
+            "Each plugin is checked in a child process with a timeout, so a plugin that crashes or hangs is reported, not fatal. One line per check, then a summary; exit status 1 if any check fails.",
+        arguments: [ArgumentSpec(name: "path", help: "A manifest file, or a folder of manifests.")],
+        options: [
+            .option("timeout", value: "s", help: "Seconds each plugin's checks may take.", default: "10")
+        ],
+        run: runPluginsValidate)
+
+    /// `motion-host device-motion`.
+    static let deviceMotion = CommandSpec(
+        name: "device-motion",
+        abstract: "Print a recording's device-motion stream, one Core Motion DeviceMotion sample per line.",
+        discussion:
+            "Each sample: timestamp (s), attitude quaternion (x, y, z, w), gravity (g), userAcceleration (g), rotationRate (rad/s), magneticField (µT), heading (degrees). Attitude is estimated where the recording holds only raw sensors.",
+        arguments: [ArgumentSpec(name: "recording", help: "The recording file (CSV).")],
+        options: [
+            .option(
+                "reference-frame", value: "frame", help: "The attitude reference frame.",
+                allowed: DeviceMotionSource.referenceFrames),
+            .option("format", value: "format", help: "The output format.", allowed: ["jsonl", "csv"]),
+        ],
+        run: runDeviceMotion)
+}

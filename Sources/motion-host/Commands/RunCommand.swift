@@ -1,0 +1,118 @@
+import Foundation
+import MotionCore
+
+/// `motion-host run SCENE`: loads a scene, runs it and writes its timeline (and plot).
+enum RunCommand {
+    /// Runs the command.
+    /// - Parameter values: The parsed `run` command line.
+    /// - Returns: 0 when the run completed.
+    /// - Throws: ``UsageError`` for a bad option value; ``MotionHostError`` for a scene, registry,
+    ///   commit or output failure (after writing what the run produced).
+    static func run(_ values: ParsedValues) throws -> Int32 {
+        let scenePath = values.argument("scene")!
+        let outputPath = values.value("output")
+        let format = values.value("format") ?? (outputPath?.lowercased().hasSuffix(".csv") == true ? "csv" : "jsonl")
+        let isTracing = values.flag("trace")
+        if isTracing, format != "jsonl" {
+            throw UsageError(
+                message:
+                    "'--trace' writes trace lines, which only the jsonl format has; drop '--trace' or use '--format jsonl'",
+                commandPath: values.commandPath)
+        }
+        let frameRateOverride = try values.value("fps").map { text throws(UsageError) in
+            guard let n = Double(text), n > 0, n <= 1000 else {
+                throw UsageError(
+                    message: "The value '\(text)' is invalid for '--fps <n>': expected a number > 0 and ≤ 1000",
+                    commandPath: values.commandPath)
+            }
+            return n
+        }
+        let durationOverride = try values.value("duration").map { text throws(UsageError) -> SceneDuration in
+            if text == "untilIdle" { return .untilIdle }
+            guard let s = Double(text), s >= 0, s.isFinite else {
+                throw UsageError(
+                    message:
+                        "The value '\(text)' is invalid for '--duration <s>': expected a number of seconds ≥ 0 or untilIdle",
+                    commandPath: values.commandPath)
+            }
+            return .seconds(s)
+        }
+
+        let document = try SceneDecoder.load(path: scenePath)
+        let settings = RunSettings(
+            frameRate: frameRateOverride ?? document.frameRate, duration: durationOverride ?? document.duration,
+            maximumDuration: document.maximumDuration, isTracing: isTracing)
+        let registry = try makeRegistry(pluginPaths: values.values("plugin-path"), configPath: values.value("config"))
+        let runner = SceneRunner(document: document, settings: settings, registry: registry)
+        if let source = document.deviceMotion {
+            runner.hooks.append(try makeDeviceMotionHook(for: source, scenePath: scenePath))
+        }
+
+        let output = try outputPath.map { path throws(MotionHostError) in try TextOutput(path: path) } ?? TextOutput()
+        runner.sinks.append(
+            format == "csv" ? CSVTimelineWriter(output: output) : JSONLinesTimelineWriter(output: output))
+        // Created now, so an unwritable plot path fails before the run, not after it.
+        let plotOutput = try values.value("plot").map { path throws(MotionHostError) in try TextOutput(path: path) }
+        let plot = plotOutput.map { _ in PlotRecorder() }
+        if let plot { runner.sinks.append(plot) }
+        let progress = ProgressLine(settings: settings)
+        runner.onFrame = { progress.update($0) }
+
+        var runError: MotionHostError?
+        var summary: TimelineSummary?
+        do {
+            summary = try runner.run()
+        } catch {
+            runError = error
+        }
+        progress.finish()
+        try output.close()
+        if let plot, let plotOutput {
+            plotOutput.write(SVGPlot(recording: plot).render())
+            try plotOutput.close()
+        }
+        if let runError { throw runError }
+        if let summary, summary.committedTransactions < document.transactions.count {
+            let skipped = document.transactions.count - summary.committedTransactions
+            CommandLineTool.writeStandardError(
+                "warning: \(scenePath): \(skipped) transaction\(skipped == 1 ? " was" : "s were") not committed: the run ended at \(JSONText.number(summary.duration)) s, before their time\n"
+            )
+        }
+        return 0
+    }
+}
+
+/// A progress line on standard error — only when it is a terminal and the run has taken more than a
+/// second of wall time — redrawn at most ten times a second and cleared at the end.
+final class ProgressLine {
+    private let isEnabled: Bool
+    private let start = DispatchTime.now().uptimeNanoseconds
+    private var lastDrawn: UInt64 = 0
+    private var hasDrawn = false
+    private let endTime: Double?
+
+    /// A progress line for a run with these settings.
+    init(settings: RunSettings) {
+        isEnabled = isatty(STDERR_FILENO) == 1
+        if case .seconds(let s) = settings.duration { endTime = s } else { endTime = nil }
+    }
+
+    /// Called after every frame.
+    func update(_ point: TimelinePoint) {
+        guard isEnabled, point.frame % 32 == 0 else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now - start > 1_000_000_000, now - lastDrawn > 100_000_000 else { return }
+        lastDrawn = now
+        hasDrawn = true
+        var text = "\rmotion-host: frame \(point.frame), t = \(String(format: "%.2f", point.time)) s"
+        if let endTime, endTime > 0 {
+            text += " of \(JSONText.number(endTime)) s (\(Int(100 * point.time / endTime))%)"
+        }
+        CommandLineTool.writeStandardError(text + "\u{1B}[K")
+    }
+
+    /// Clears the line if it was drawn.
+    func finish() {
+        if hasDrawn { CommandLineTool.writeStandardError("\r\u{1B}[K") }
+    }
+}

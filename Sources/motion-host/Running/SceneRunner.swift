@@ -1,0 +1,214 @@
+import MotionCore
+
+/// Called once per frame, after the frame's scene transactions were committed and before the
+/// scheduler's performer updates: the place to deliver device-motion samples for that frame.
+protocol FrameHook: AnyObject {
+    /// Prepares a frame.
+    /// - Parameters:
+    ///   - time: The frame's time, seconds since the start of the run.
+    ///   - scheduler: The run's scheduler (on its thread).
+    /// - Throws: Any error; the run fails with it, naming the frame.
+    func beforeFrame(time: Double, scheduler: Scheduler) throws
+}
+
+/// The settings of one run: a scene's values, possibly overridden on the command line.
+struct RunSettings {
+    /// Frames per second.
+    var frameRate: Double
+    /// The run length.
+    var duration: SceneDuration
+    /// The safety limit of an `untilIdle` run, seconds.
+    var maximumDuration: Double
+    /// Whether every tracer event goes to the timeline.
+    var isTracing: Bool
+}
+
+/// Runs a scene on a simulated clock, frame by frame, and streams its timeline to sinks.
+///
+/// Frame `i` is at `i / frameRate` seconds. Each frame:
+/// 1. every scene transaction due (its `at` ≤ the frame's time, within 1 ns) and not yet committed is
+///    committed, in time order and then file order;
+/// 2. every ``FrameHook`` runs (`beforeFrame(time:scheduler:)`);
+/// 3. `scheduler.advanceFrame(to:)` applies pending work and updates the active performers;
+/// 4. `scene.drainChanges()` gives the frame's changes, written if there are any.
+///
+/// Activity transitions and (when tracing) tracer events are written as they happen, at the frame in
+/// which they happen. The run stops after the last frame whose time is ≤ the duration, or, for
+/// `untilIdle`, after the first frame that ends idle with every transaction committed; an `untilIdle`
+/// run still going past `maximumDuration` fails.
+final class SceneRunner {
+    /// The scene being run.
+    let document: SceneDocument
+    /// Frame rate, duration and tracing.
+    let settings: RunSettings
+    /// Where plan types find their performers.
+    let registry: any PerformerRegistry
+    /// Called before each frame's performer updates.
+    var hooks: [any FrameHook] = []
+    /// Where the timeline goes.
+    var sinks: [any TimelineSink] = []
+    /// Called after every frame (for the progress line).
+    var onFrame: ((TimelinePoint) -> Void)?
+
+    private var point = TimelinePoint(frame: 0, time: 0)
+    /// Set once the summary is written: events after it (the scheduler terminating tokens as it goes
+    /// away) are not part of the timeline.
+    private var isFinished = false
+
+    /// A runner; nothing runs until ``run()``.
+    init(document: SceneDocument, settings: RunSettings, registry: any PerformerRegistry) {
+        self.document = document
+        self.settings = settings
+        self.registry = registry
+    }
+
+    /// Runs the scene to its end.
+    /// - Returns: The summary also written to the sinks.
+    /// - Throws: ``MotionHostError`` `.commitFailed`, `.emissionFailed` or `.safetyLimit` (or a hook's
+    ///   failure), after the timeline up to the failure, a failure line and the summary were written.
+    func run() throws(MotionHostError) -> TimelineSummary {
+        let scene = Scene()
+        for target in document.targets {
+            scene.addTarget(
+                TargetID(target.name), properties: Dictionary(target.properties.map { ($0.name, $0.value) }) { $1 })
+        }
+        let scheduler = Scheduler(scene: scene, registry: registry)
+        let relay = EventRelay(runner: self)
+        scheduler.addActivityObserver(relay)
+        if settings.isTracing { scheduler.addTracer(relay) }
+
+        let header = TimelineHeader(
+            scenePath: document.path, name: document.name, frameRate: settings.frameRate,
+            duration: settings.duration, maximumDuration: settings.maximumDuration, targets: document.targets,
+            units: document.units)
+        for sink in sinks { sink.begin(header) }
+
+        // Stable: equal times keep file order.
+        let due = document.transactions.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }
+            .map(\.element)
+        var next = 0
+        var frame = 0
+        let tolerance = 1e-9
+        while true {
+            let time = Double(frame) / settings.frameRate
+            if case .seconds(let duration) = settings.duration, time > duration + tolerance { break }
+            point = TimelinePoint(frame: frame, time: time)
+            if settings.duration == .untilIdle, time > settings.maximumDuration + tolerance {
+                let remaining = due.count - next
+                let reason =
+                    remaining > 0
+                    ? "\(remaining) transaction\(remaining == 1 ? "" : "s") not yet committed"
+                    : "\(scheduler.outstandingTokenCount) is-active token\(scheduler.outstandingTokenCount == 1 ? "" : "s") still held"
+                throw fail(
+                    MotionHostError(
+                        .safetyLimit, file: document.path,
+                        "$.maximumDuration: the run was not idle by the safety limit of \(JSONText.number(settings.maximumDuration)) s (\(reason)). To fix, raise maximumDuration, or check that every performer terminates its is-active tokens."
+                    ),
+                    scene: scene, scheduler: scheduler, committed: next, frames: frame)
+            }
+            while next < due.count, due[next].at <= time + tolerance {
+                let timed = due[next]
+                let commit = TimelineCommit(index: timed.index, at: timed.at, transaction: timed.transaction)
+                for sink in sinks { sink.commit(commit, at: point) }
+                do {
+                    try scheduler.commit(timed.transaction)
+                } catch {
+                    throw fail(
+                        MotionHostError(
+                            .commitFailed, file: document.path,
+                            "$.transactions[\(timed.index)] (at \(JSONText.number(timed.at)) s, frame \(frame)): \(error)",
+                            underlying: error),
+                        scene: scene, scheduler: scheduler, committed: next, frames: frame + 1)
+                }
+                next += 1
+            }
+            for hook in hooks {
+                do {
+                    try hook.beforeFrame(time: time, scheduler: scheduler)
+                } catch let error as MotionHostError {
+                    throw fail(error, scene: scene, scheduler: scheduler, committed: next, frames: frame + 1)
+                } catch {
+                    throw fail(
+                        MotionHostError(
+                            .frameHookFailed, file: document.path,
+                            "frame \(frame) (t = \(JSONText.number(time)) s): \(error)",
+                            underlying: error),
+                        scene: scene, scheduler: scheduler, committed: next, frames: frame + 1)
+                }
+            }
+            let errors = scheduler.advanceFrame(to: time)
+            if let error = errors.first {
+                throw fail(
+                    MotionHostError(
+                        .emissionFailed, file: document.path,
+                        "frame \(frame) (t = \(JSONText.number(time)) s): a transaction emitted by a performer failed: \(error)",
+                        underlying: error),
+                    scene: scene, scheduler: scheduler, committed: next, frames: frame + 1)
+            }
+            writeChanges(scene)
+            onFrame?(point)
+            frame += 1
+            if settings.duration == .untilIdle, next == due.count, !scheduler.isActive {
+                return finish(scene: scene, scheduler: scheduler, committed: next, frames: frame, reason: .idle)
+            }
+        }
+        return finish(scene: scene, scheduler: scheduler, committed: next, frames: frame, reason: .duration)
+    }
+
+    private func writeChanges(_ scene: Scene) {
+        let changes = scene.drainChanges()
+        guard !changes.isEmpty else { return }
+        let timelineChanges = changes.map { change in
+            TimelineChange(
+                target: change.target.name, property: scene.propertyName(change.property) ?? "\(change.property)",
+                value: change.value)
+        }
+        for sink in sinks { sink.frame(point, changes: timelineChanges) }
+    }
+
+    private func fail(
+        _ error: MotionHostError, scene: Scene, scheduler: Scheduler, committed: Int, frames: Int
+    ) -> MotionHostError {
+        writeChanges(scene)
+        for sink in sinks { sink.failure(error.description, at: point) }
+        let reason: StopReason = error.code == .safetyLimit ? .safetyLimit : .error
+        _ = finish(scene: scene, scheduler: scheduler, committed: committed, frames: frames, reason: reason)
+        return error
+    }
+
+    private func finish(
+        scene: Scene, scheduler: Scheduler, committed: Int, frames: Int, reason: StopReason
+    ) -> TimelineSummary {
+        let summary = TimelineSummary(
+            frames: frames, duration: Double(max(frames - 1, 0)) / settings.frameRate, committedTransactions: committed,
+            finalValues: scene.targets.map { target in
+                (target.id.name, target.properties.map { ($0.name, $0.value) })
+            },
+            isActive: scheduler.isActive, stopReason: reason)
+        for sink in sinks { sink.end(summary) }
+        isFinished = true
+        return summary
+    }
+
+    fileprivate func relay(activity isActive: Bool) {
+        guard !isFinished else { return }
+        for sink in sinks { sink.activity(isActive: isActive, at: point) }
+    }
+
+    fileprivate func relay(trace event: TraceEvent) {
+        guard !isFinished else { return }
+        for sink in sinks { sink.trace(event, at: point) }
+    }
+}
+
+/// Passes the scheduler's activity changes and tracer events to the runner's sinks, stamped with the
+/// current frame. Holds the runner weakly: the scheduler holds its observers strongly.
+private final class EventRelay: ActivityObserver, Tracer {
+    weak var runner: SceneRunner?
+
+    init(runner: SceneRunner) { self.runner = runner }
+
+    func schedulerActivityDidChange(isActive: Bool) { runner?.relay(activity: isActive) }
+
+    func trace(_ event: TraceEvent) { runner?.relay(trace: event) }
+}

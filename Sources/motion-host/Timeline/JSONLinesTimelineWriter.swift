@@ -1,0 +1,132 @@
+import Foundation
+import MotionCore
+
+/// Writes a timeline as JSON Lines: one JSON object per line, its kind named by its first key.
+///
+/// | first key | line |
+/// |---|---|
+/// | `timeline` | the header: `{"timeline": 1, "scene": path, "name", "frameRate", "duration", ("maximumDuration" when `untilIdle`), "targets": {target: {property: initial value}}, "units": {property: unit}}` |
+/// | `commit` | a scene transaction being committed: `{"commit": index, "at", "time", "frame", "transaction": {"operations": [...]}}` |
+/// | `trace` | a tracer event (with `--trace`): `{"trace": kind, "time", "frame", ...}`, kinds `committed`, `emitted`, `performerCreated`, `planAdded`, `namedPlanAdded`, `namedPlanRemoved`, `tokenGenerated`, `tokenTerminated`, `activityChanged` |
+/// | `activity` | the scheduler became `"active"` or `"idle"`: `{"activity": "active", "time", "frame"}` |
+/// | `frame` | the properties that changed in a frame: `{"frame": i, "time": t, "changes": {target: {property: value}}}` |
+/// | `error` | the run failed: `{"error": message, "time", "frame"}` |
+/// | `summary` | the last line: `{"summary": {"frames", "duration", "committedTransactions", "stoppedBecause", "activity", "finalValues": {target: {property: value}}}}` |
+///
+/// Values are a number (scalar) or an array of 2–4 numbers. Numbers use Swift's shortest
+/// round-trip form (integers without a fraction), so output is stable across runs. Times are seconds.
+final class JSONLinesTimelineWriter: TimelineSink {
+    private let output: TextOutput
+
+    /// A writer to an output.
+    init(output: TextOutput) { self.output = output }
+
+    func begin(_ header: TimelineHeader) {
+        var line =
+            "{\"timeline\":1,\"scene\":\(JSONText.quoted(header.scenePath)),\"name\":\(JSONText.quoted(header.name))"
+        line += ",\"frameRate\":\(JSONText.number(header.frameRate)),\"duration\":\(header.duration.jsonText)"
+        if header.duration == .untilIdle { line += ",\"maximumDuration\":\(JSONText.number(header.maximumDuration))" }
+        line += ",\"targets\":{"
+        line += header.targets.map { target in
+            JSONText.quoted(target.name) + ":" + object(target.properties)
+        }.joined(separator: ",")
+        line += "},\"units\":{"
+        let names = Set(header.targets.flatMap { $0.properties.map(\.name) }).union(header.units.keys).sorted()
+        line += names.compactMap { name in header.units[name].map { "\(JSONText.quoted(name)):\(JSONText.quoted($0))" }
+        }
+        .joined(separator: ",")
+        output.write(line + "}}\n")
+    }
+
+    func commit(_ commit: TimelineCommit, at point: TimelinePoint) {
+        output.write(
+            "{\"commit\":\(commit.index),\"at\":\(JSONText.number(commit.at))\(stamp(point)),\"transaction\":\(json(commit.transaction))}\n"
+        )
+    }
+
+    func trace(_ event: TraceEvent, at point: TimelinePoint) {
+        var line = "{\"trace\":"
+        switch event {
+        case .committed(let transaction):
+            line += "\"committed\"\(stamp(point)),\"transaction\":\(json(transaction))"
+        case .emitted(let transaction, let performer, let crossesTargets):
+            line +=
+                "\"emitted\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description)),\"crossesTargets\":\(crossesTargets),\"transaction\":\(json(transaction))"
+        case .performerCreated(let performer):
+            line += "\"performerCreated\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description))"
+        case .planAdded(let plan, let performer):
+            line +=
+                "\"planAdded\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description)),\"plan\":\(json(plan))"
+        case .namedPlanAdded(let plan, let name, let performer):
+            line +=
+                "\"namedPlanAdded\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description)),\"name\":\(JSONText.quoted(name)),\"plan\":\(json(plan))"
+        case .namedPlanRemoved(let name, let performer):
+            line +=
+                "\"namedPlanRemoved\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description)),\"name\":\(JSONText.quoted(name))"
+        case .tokenGenerated(let id, let performer):
+            line +=
+                "\"tokenGenerated\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description)),\"token\":\(id)"
+        case .tokenTerminated(let id, let performer):
+            line +=
+                "\"tokenTerminated\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description)),\"token\":\(id)"
+        case .activityChanged(let isActive):
+            line += "\"activityChanged\"\(stamp(point)),\"activity\":\"\(isActive ? "active" : "idle")\""
+        }
+        output.write(line + "}\n")
+    }
+
+    func activity(isActive: Bool, at point: TimelinePoint) {
+        output.write("{\"activity\":\"\(isActive ? "active" : "idle")\"\(stamp(point))}\n")
+    }
+
+    func frame(_ point: TimelinePoint, changes: [TimelineChange]) {
+        var byTarget: [(target: String, properties: [(name: String, value: PropertyValue)])] = []
+        for change in changes {
+            if let i = byTarget.firstIndex(where: { $0.target == change.target }) {
+                byTarget[i].properties.append((change.property, change.value))
+            } else {
+                byTarget.append((change.target, [(change.property, change.value)]))
+            }
+        }
+        let body = byTarget.map { JSONText.quoted($0.target) + ":" + object($0.properties) }.joined(separator: ",")
+        output.write("{\"frame\":\(point.frame),\"time\":\(JSONText.number(point.time)),\"changes\":{\(body)}}\n")
+    }
+
+    func failure(_ message: String, at point: TimelinePoint) {
+        output.write("{\"error\":\(JSONText.quoted(message))\(stamp(point))}\n")
+    }
+
+    func end(_ summary: TimelineSummary) {
+        var line = "{\"summary\":{\"frames\":\(summary.frames),\"duration\":\(JSONText.number(summary.duration))"
+        line += ",\"committedTransactions\":\(summary.committedTransactions)"
+        line += ",\"stoppedBecause\":\"\(summary.stopReason.rawValue)\""
+        line += ",\"activity\":\"\(summary.isActive ? "active" : "idle")\""
+        line += ",\"finalValues\":{"
+        line += summary.finalValues.map { JSONText.quoted($0.target) + ":" + object($0.properties) }
+            .joined(separator: ",")
+        output.write(line + "}}}\n")
+        output.flush()
+    }
+
+    private func stamp(_ point: TimelinePoint) -> String {
+        ",\"time\":\(JSONText.number(point.time)),\"frame\":\(point.frame)"
+    }
+
+    private func object(_ properties: [(name: String, value: PropertyValue)]) -> String {
+        "{" + properties.map { "\(JSONText.quoted($0.name)):\(Self.value($0.value))" }.joined(separator: ",") + "}"
+    }
+
+    /// A property value as JSON: a number, or an array of numbers for a vector.
+    static func value(_ value: PropertyValue) -> String {
+        if value.count == 1 { return JSONText.number(value.scalar) }
+        return "[" + value.components.map(JSONText.number).joined(separator: ",") + "]"
+    }
+
+    private func json(_ transaction: Transaction) -> String {
+        (try? transaction.jsonData()).flatMap { String(data: $0, encoding: .utf8) } ?? "null"
+    }
+
+    private func json(_ plan: Plan) -> String {
+        (try? plan.jsonData()).flatMap { String(data: $0, encoding: .utf8) } ?? "null"
+    }
+}

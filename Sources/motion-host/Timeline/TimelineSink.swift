@@ -1,0 +1,98 @@
+import MotionCore
+
+/// Receives a run's timeline as it happens, in order: ``begin(_:)`` once, then per frame any commit,
+/// trace and activity events followed by the frame's changes, then ``end(_:)`` once (also after a
+/// failure, so what was produced so far is written).
+///
+/// Sinks do not throw: a writer keeps its first output error for the command to report at the end
+/// (see ``TextOutput``).
+protocol TimelineSink: AnyObject {
+    /// The run starts.
+    func begin(_ header: TimelineHeader)
+    /// A scene transaction is about to be committed.
+    func commit(_ commit: TimelineCommit, at point: TimelinePoint)
+    /// A tracer event (only with `--trace`).
+    func trace(_ event: TraceEvent, at point: TimelinePoint)
+    /// The scheduler became active or idle.
+    func activity(isActive: Bool, at point: TimelinePoint)
+    /// The properties that changed during a frame (called only for frames with changes).
+    func frame(_ point: TimelinePoint, changes: [TimelineChange])
+    /// The run failed; `message` is the one-line error.
+    func failure(_ message: String, at point: TimelinePoint)
+    /// The run ended.
+    func end(_ summary: TimelineSummary)
+}
+
+/// A frame's index and time, seconds.
+struct TimelinePoint: Equatable {
+    /// The frame's index, from 0.
+    var frame: Int
+    /// The frame's time, seconds (`frame / frameRate`).
+    var time: Double
+}
+
+/// What a timeline says about its run before the first frame.
+struct TimelineHeader {
+    /// The scene file's path, as given on the command line.
+    var scenePath: String
+    /// The scene's name.
+    var name: String
+    /// Frames per second.
+    var frameRate: Double
+    /// The run length.
+    var duration: SceneDuration
+    /// The safety limit of an `untilIdle` run, seconds.
+    var maximumDuration: Double
+    /// The targets and their initial values, in scene order.
+    var targets: [SceneTarget]
+    /// The unit of each property, by name, where known.
+    var units: [String: String]
+}
+
+/// A scene transaction committed at a frame.
+struct TimelineCommit {
+    /// Its index in the scene's `transactions`.
+    var index: Int
+    /// Its scheduled time, seconds.
+    var at: Double
+    /// The transaction.
+    var transaction: Transaction
+}
+
+/// One changed property at a frame.
+struct TimelineChange {
+    /// The target's name.
+    var target: String
+    /// The property's name.
+    var property: String
+    /// Its new value.
+    var value: PropertyValue
+}
+
+/// Why a run stopped.
+enum StopReason: String {
+    /// The duration elapsed.
+    case duration
+    /// The scheduler was idle after the last transaction (`untilIdle`).
+    case idle
+    /// An `untilIdle` run reached its `maximumDuration`.
+    case safetyLimit
+    /// A commit or an emission failed.
+    case error
+}
+
+/// What a timeline says about its run after the last frame.
+struct TimelineSummary {
+    /// How many frames ran.
+    var frames: Int
+    /// The time of the last frame, seconds.
+    var duration: Double
+    /// How many of the scene's transactions were committed.
+    var committedTransactions: Int
+    /// Every target's properties at the end, in scene order.
+    var finalValues: [(target: String, properties: [(name: String, value: PropertyValue)])]
+    /// Whether the scheduler was active at the end.
+    var isActive: Bool
+    /// Why the run stopped.
+    var stopReason: StopReason
+}

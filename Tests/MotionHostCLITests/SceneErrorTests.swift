@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+
+@Suite("Scene errors")
+struct SceneErrorTests {
+    @Test(arguments: [
+        ("missing.json", "error: missing.json: cannot read the scene file: no such file"),
+        (".", "error: .: is a folder, not a scene file"),
+        (
+            "invalid-json.json",
+            "error: invalid-json.json: invalid JSON at line 3, column 15: expected a JSON value, found 's'"
+        ),
+        ("bad-at.json", "error: bad-at.json: $.transactions[2].at: expected a number ≥ 0 (seconds), found \"soon\""),
+        (
+            "misspelt-field.json",
+            "error: misspelt-field.json: $.frameRte: unknown field (did you mean \"frameRate\"?); known fields: sceneVersion, name, frameRate, duration, maximumDuration, units, targets, deviceMotion, transactions"
+        ),
+        (
+            "unknown-target.json",
+            "error: unknown-target.json: $.transactions[0].operations[0].target: no target named \"crad\" in $.targets (did you mean \"card\"?); known targets: card"
+        ),
+        (
+            "missing-recording.json",
+            "error: missing-recording.json: $.deviceMotion.recording: no file at \"recordings/nowhere.csv\""
+        ),
+    ])
+    func badSceneFailsWithOneLineNamingFileAndField(file: String, message: String) throws {
+        let result = try MotionHost.run(["run", file])
+        #expect(result.status == 1)
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.errorLines.count == 1)
+        #expect(result.errorLines.first?.hasPrefix(message) == true, "\(result.standardError)")
+    }
+
+    @Test(arguments: [
+        (
+            "{\"sceneVersion\": 2, \"duration\": 1, \"targets\": [], \"transactions\": []}",
+            "$.sceneVersion: expected 1 (the scene version this host reads), found 2"
+        ),
+        ("{\"sceneVersion\": 1, \"targets\": [], \"transactions\": []}", "$.duration: missing; this field is required"),
+        (
+            "{\"sceneVersion\": 1, \"duration\": \"forever\", \"targets\": [], \"transactions\": []}",
+            "$.duration: expected a number ≥ 0 (seconds) or \"untilIdle\", found \"forever\""
+        ),
+        (
+            "{\"sceneVersion\": 1, \"duration\": 1, \"frameRate\": 0, \"targets\": [], \"transactions\": []}",
+            "$.frameRate: expected a number > 0 and ≤ 1000 (frames per second), found 0"
+        ),
+        (
+            "{\"sceneVersion\": 1, \"duration\": 1, \"targets\": [{\"name\": \"a\", \"properties\": {\"p\": [1, 2, 3, 4, 5]}}], \"transactions\": []}",
+            "$.targets[0].properties.p: expected a number or an array of 1 to 4 numbers, found [1, 2, 3, 4, 5]"
+        ),
+        (
+            "{\"sceneVersion\": 1, \"duration\": 1, \"targets\": [{\"name\": \"a\"}, {\"name\": \"a\"}], \"transactions\": []}",
+            "$.targets[1].name: the target name \"a\" is used twice"
+        ),
+        (
+            "{\"sceneVersion\": 1, \"duration\": 1, \"targets\": [{\"name\": \"a\"}], \"transactions\": [{\"at\": 0, \"operations\": [{\"op\": \"ad\", \"target\": \"a\"}]}]}",
+            "$.transactions[0].operations[0].op: expected \"add\", \"addNamed\" or \"removeNamed\", found \"ad\" (did you mean \"add\"?)"
+        ),
+        (
+            "{\"sceneVersion\": 1, \"duration\": 1, \"targets\": [{\"name\": \"a\"}], \"transactions\": [{\"at\": 0, \"operations\": [{\"op\": \"add\", \"target\": \"a\", \"plan\": {\"value\": 1}}]}]}",
+            "$.transactions[0].operations[0].plan.type: missing; this field is required"
+        ),
+        (
+            "{\"sceneVersion\": 1, \"duration\": 1, \"targets\": [], \"transactions\": [],}",
+            "invalid JSON at line 1, column 70: trailing comma: expected a member name after ','"
+        ),
+        (
+            "{\"sceneVersion\": 1,\n \"sceneVersion\": 1}",
+            "invalid JSON at line 2, column 2: duplicate member name \"sceneVersion\""
+        ),
+        ("", "invalid JSON at line 1, column 1: expected a JSON value, found end of file"),
+    ])
+    func fieldErrorsNameTheJSONPath(json: String, message: String) throws {
+        let folder = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(json.utf8).write(to: folder.appendingPathComponent("scene.json"))
+        let result = try MotionHost.run(["run", "scene.json"], in: folder)
+        #expect(result.status == 1)
+        #expect(result.errorLines.count == 1)
+        #expect(result.errorLines.first?.hasPrefix("error: scene.json: \(message)") == true, "\(result.standardError)")
+    }
+
+    @Test func unknownPlanTypeFailsWithTheCommitErrorAfterWritingTheTimelineSoFar() throws {
+        let result = try MotionHost.run(["run", "unknown-plan.json"])
+        #expect(result.status == 1)
+        #expect(
+            result.standardError
+                == "error: unknown-plan.json: $.transactions[1] (at 0.5 s, frame 5): operation 0, target \"card\", plan type \"SetValu\": no performer performs plan type \"SetValu\" (did you mean \"SetValue\"?). Known plan types: Emit, HoldTokens, Record, RecordOther, RecordToo, SetValue.\n"
+        )
+        let lines = try result.jsonLines()
+        // The first transaction's change was written before the failure.
+        #expect(
+            (lines.first { $0["frame"] as? Int == 0 && $0["changes"] != nil }?["changes"] as? [String: [String: Double]])
+                == ["card": ["opacity": 0.25]])
+        let error = try #require(lines.first { $0["error"] != nil })
+        #expect((error["error"] as? String)?.contains("plan type \"SetValu\"") == true)
+        #expect(error["frame"] as? Int == 5)
+        let summary = try #require(lines.last?["summary"] as? [String: Any])
+        #expect(summary["stoppedBecause"] as? String == "error")
+        #expect(summary["committedTransactions"] as? Int == 1)
+    }
+
+    @Test func untilIdleRunStillActiveAtItsSafetyLimitFails() throws {
+        let result = try MotionHost.run(["run", "never-idle.json"])
+        #expect(result.status == 1)
+        #expect(
+            result.standardError.hasPrefix(
+                "error: never-idle.json: $.maximumDuration: the run was not idle by the safety limit of 0.5 s (1 is-active token still held)."
+            ))
+        let summary = try #require(try result.jsonLines().last?["summary"] as? [String: Any])
+        #expect(summary["stoppedBecause"] as? String == "safetyLimit")
+        #expect(summary["activity"] as? String == "active")
+        #expect(summary["frames"] as? Int == 6)
+    }
+
+    @Test(arguments: [["--output", "no/such/folder/out.jsonl"], ["--plot", "no/such/folder/out.jsonl"]])
+    func unwritableOutputFailsBeforeTheRunNamingTheFile(option: [String]) throws {
+        let result = try MotionHost.run(["run", "basic.json"] + option)
+        #expect(result.status == 1)
+        #expect(result.standardOutput.isEmpty)
+        #expect(
+            result.standardError
+                == "error: no/such/folder/out.jsonl: cannot create the output file: No such file or directory\n")
+    }
+}

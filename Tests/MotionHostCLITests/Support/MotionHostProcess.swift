@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+/// What one run of the built `motion-host` binary produced.
+struct MotionHostResult {
+    /// The exit status.
+    var status: Int32
+    /// Everything written to standard output.
+    var standardOutput: String
+    /// Everything written to standard error.
+    var standardError: String
+
+    /// Standard output split into lines (without the final empty one).
+    var outputLines: [String] {
+        standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty }
+    }
+
+    /// Standard error split into lines.
+    var errorLines: [String] { standardError.split(separator: "\n").map(String.init) }
+
+    /// Every JSON Lines line of standard output, decoded.
+    func jsonLines() throws -> [[String: Any]] {
+        try outputLines.map { line in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+            return try #require(object as? [String: Any], "not a JSON object: \(line)")
+        }
+    }
+}
+
+/// Runs the `motion-host` binary built next to the test bundle.
+enum MotionHost {
+    /// The built binary: in the products directory, which holds the test bundle (`/proc/self/exe`).
+    static let executable: URL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        .deletingLastPathComponent().appendingPathComponent("motion-host")
+
+    /// The fixture scenes' folder (data, so found from this file's path).
+    static let fixtures: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    /// The path of a fixture file.
+    static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
+
+    /// A fresh empty temporary folder.
+    static func temporaryFolder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "motion-host-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Runs the binary with arguments and waits for it to exit.
+    /// - Parameters:
+    ///   - arguments: The arguments, without the executable.
+    ///   - directory: The working directory, or the fixtures folder.
+    static func run(_ arguments: [String], in directory: URL? = nil) throws -> MotionHostResult {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outURL = folder.appendingPathComponent("stdout")
+        let errURL = folder.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = directory ?? fixtures
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        return MotionHostResult(
+            status: process.terminationStatus,
+            standardOutput: try String(contentsOf: outURL, encoding: .utf8),
+            standardError: try String(contentsOf: errURL, encoding: .utf8))
+    }
+}
