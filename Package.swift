@@ -16,9 +16,12 @@ let package = Package(
 
         // MARK: Device motion
         .target(name: "DeviceMotion"),
+        .testTarget(name: "DeviceMotionTests", dependencies: ["DeviceMotion", "MotionTesting"]),
+        .executableTarget(
+            name: "DeviceMotionBenchmarks", dependencies: ["DeviceMotion"], path: "Benchmarks/DeviceMotionBenchmarks"),
 
         // MARK: Test support (public, for users' own tests too)
-        .target(name: "MotionTesting", dependencies: ["MotionCore"]),
+        .target(name: "MotionTesting", dependencies: ["MotionCore", "DeviceMotion"]),
 
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
