@@ -63,7 +63,8 @@ for input in inputs {
             + String(format: "%.2f M", Double(rows) / readTime / 1e6) + " | \(fusion) | \(fusedRate) |")
 }
 let sample = DeviceMotion(
-    attitude: Attitude(quaternion: Quaternion(x: 0.1, y: 0.2, z: 0.3, w: 0.927)), gravity: Acceleration(x: 0, y: 0, z: -1),
+    attitude: Attitude(quaternion: Quaternion(x: 0.1, y: 0.2, z: 0.3, w: 0.927)),
+    gravity: Acceleration(x: 0, y: 0, z: -1),
     userAcceleration: .zero, rotationRate: .zero, timestamp: 1)
 for format in DeviceMotionFormat.allCases {
     let count = 200_000
@@ -72,5 +73,7 @@ for format in DeviceMotionFormat.allCases {
         for _ in 0..<count { bytes &+= sample.formatted(as: format).utf8.count }
         precondition(bytes > 0)
     }
-    print("| formatting | \(format.rawValue) | \(count) | " + String(format: "%.2f M", Double(count) / time / 1e6) + " | | |")
+    print(
+        "| formatting | \(format.rawValue) | \(count) | " + String(format: "%.2f M", Double(count) / time / 1e6)
+            + " | | |")
 }

@@ -63,7 +63,8 @@ public struct AttitudeEstimator: Sendable {
                 let predictedField = state.conjugate.rotate(SIMD3((h.x * h.x + h.y * h.y).squareRoot(), 0, h.z))
                 error += Self.cross(field, predictedField)
             }
-            integralFeedback += integralGain * configuration.sampleInterval * error
+            // Integrate only small errors (bias-sized): a large transient would wind the integral up.
+            if (error * error).sum() < 0.01 { integralFeedback += integralGain * configuration.sampleInterval * error }
             omega += proportionalGain * error + integralFeedback
         }
         let angle = (omega * omega).sum().squareRoot() * configuration.sampleInterval
@@ -115,6 +116,7 @@ public struct AttitudeEstimator: Sendable {
         // Shortest rotation taking `up` (device) onto (0, 0, 1) (reference): x stays as horizontal as it can.
         let axis = cross(up, SIMD3(0, 0, 1))
         let angle = atan2((axis * axis).sum().squareRoot(), up.z)
-        return axis == .zero && up.z < 0 ? Quaternion(angle: .pi, axis: (1, 0, 0)) : Quaternion(angle: angle, axis: (axis.x, axis.y, axis.z))
+        return axis == .zero && up.z < 0
+            ? Quaternion(angle: .pi, axis: (1, 0, 0)) : Quaternion(angle: angle, axis: (axis.x, axis.y, axis.z))
     }
 }

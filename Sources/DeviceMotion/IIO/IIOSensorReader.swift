@@ -68,7 +68,8 @@ public struct IIOSensorReader: Sendable {
             names = try FileManager.default.contentsOfDirectory(atPath: root.path).sorted()
         } catch {
             throw IIOError(
-                .noDevices, "cannot list the IIO devices folder. To fix, check that the kernel has IIO sensors "
+                .noDevices,
+                "cannot list the IIO devices folder. To fix, check that the kernel has IIO sensors "
                     + "and that the folder is readable", path: root.path, underlying: "\(error)")
         }
         var devices: [IIODevice] = []
@@ -163,7 +164,8 @@ public struct IIOSensorReader: Sendable {
             try Data("\(hertz)\n".utf8).write(to: url)
         } catch {
             throw IIOError(
-                .notWritable, "the driver refused the sampling frequency \(hertz) Hz. To fix, use one of "
+                .notWritable,
+                "the driver refused the sampling frequency \(hertz) Hz. To fix, use one of "
                     + "sampling_frequency_available", path: url.path, underlying: "\(error)")
         }
     }

@@ -87,7 +87,8 @@ public struct IIOSource: MotionSource {
             return AsyncThrowingStream {
                 $0.finish(
                     throwing: MotionManagerError(
-                        .referenceFrameUnavailable, "xTrueNorthZVertical needs a location, which Linux does not "
+                        .referenceFrameUnavailable,
+                        "xTrueNorthZVertical needs a location, which Linux does not "
                             + "provide. To fix, use xMagneticNorthZVertical", endpoint: "startDeviceMotionUpdates"))
             }
         }

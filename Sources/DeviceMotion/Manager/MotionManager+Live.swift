@@ -15,13 +15,17 @@ extension MotionManager {
             startDeviceMotionUpdates: { id, frame in
                 store.start(id, .deviceMotion, endpoint: "startDeviceMotionUpdates", referenceFrame: frame) {
                     source.deviceMotionUpdates(referenceFrame: frame, interval: $0)
-                } record: { $0.deviceMotion = $1 }
+                } record: {
+                    $0.deviceMotion = $1
+                }
             },
             stopDeviceMotionUpdates: { id in try store.stop(id, .deviceMotion, endpoint: "stopDeviceMotionUpdates") },
             startAccelerometerUpdates: { id in
                 store.start(id, .accelerometer, endpoint: "startAccelerometerUpdates") {
                     source.accelerometerUpdates(interval: $0)
-                } record: { $0.accelerometerData = $1 }
+                } record: {
+                    $0.accelerometerData = $1
+                }
             },
             stopAccelerometerUpdates: { id in
                 try store.stop(id, .accelerometer, endpoint: "stopAccelerometerUpdates")
@@ -29,13 +33,17 @@ extension MotionManager {
             startGyroUpdates: { id in
                 store.start(id, .gyro, endpoint: "startGyroUpdates") {
                     source.gyroUpdates(interval: $0)
-                } record: { $0.gyroData = $1 }
+                } record: {
+                    $0.gyroData = $1
+                }
             },
             stopGyroUpdates: { id in try store.stop(id, .gyro, endpoint: "stopGyroUpdates") },
             startMagnetometerUpdates: { id in
                 store.start(id, .magnetometer, endpoint: "startMagnetometerUpdates") {
                     source.magnetometerUpdates(interval: $0)
-                } record: { $0.magnetometerData = $1 }
+                } record: {
+                    $0.magnetometerData = $1
+                }
             },
             stopMagnetometerUpdates: { id in
                 try store.stop(id, .magnetometer, endpoint: "stopMagnetometerUpdates")
@@ -77,9 +85,10 @@ private final class LiveMotionStore<Source: MotionSource>: Sendable {
     }
 
     struct Manager: Sendable {
-        var intervals = Dictionary(uniqueKeysWithValues: MotionManager.Sensor.allCases.map {
-            ($0, MotionManager.defaultUpdateInterval)
-        })
+        var intervals = Dictionary(
+            uniqueKeysWithValues: MotionManager.Sensor.allCases.map {
+                ($0, MotionManager.defaultUpdateInterval)
+            })
         var streams: [MotionManager.Sensor: RunningStream] = [:]
         var referenceFrame = ReferenceFrame.xArbitraryZVertical
         var deviceMotion: DeviceMotion?
@@ -110,7 +119,8 @@ private final class LiveMotionStore<Source: MotionSource>: Sendable {
         try state.withLock { state throws(MotionManagerError) in
             guard state.managers[id] == nil else {
                 throw MotionManagerError(
-                    .managerAlreadyExists, "a motion manager with the id \(id) exists already. To fix, destroy it "
+                    .managerAlreadyExists,
+                    "a motion manager with the id \(id) exists already. To fix, destroy it "
                         + "first or use another id", endpoint: "create")
             }
             state.managers[id] = Manager()
@@ -137,7 +147,8 @@ private final class LiveMotionStore<Source: MotionSource>: Sendable {
         let id = ManagerID(rawID)
         guard seconds.isFinite, seconds >= 0 else {
             throw MotionManagerError(
-                .invalidUpdateInterval, "the update interval must be a finite number of seconds ≥ 0, not \(seconds). "
+                .invalidUpdateInterval,
+                "the update interval must be a finite number of seconds ≥ 0, not \(seconds). "
                     + "To fix, pass for example 0.01 for 100 Hz", endpoint: "setUpdateInterval")
         }
         try state.withLock { state throws(MotionManagerError) in
@@ -176,13 +187,15 @@ private final class LiveMotionStore<Source: MotionSource>: Sendable {
         guard managers[id] != nil else { return Self.unknown(id, endpoint) }
         guard source.availableSensors.contains(sensor) else {
             return MotionManagerError(
-                .sensorUnavailable, "the source has no \(sensor.rawValue) sensor. To fix, check "
+                .sensorUnavailable,
+                "the source has no \(sensor.rawValue) sensor. To fix, check "
                     + "isAvailable(id, .\(sensor.rawValue)) before starting", endpoint: endpoint)
         }
         if let referenceFrame, !source.availableReferenceFrames.contains(referenceFrame) {
             let frames = ReferenceFrame.allCases.filter(source.availableReferenceFrames.contains).map(\.name)
             return MotionManagerError(
-                .referenceFrameUnavailable, "the source cannot give attitudes in \(referenceFrame.name); it offers "
+                .referenceFrameUnavailable,
+                "the source cannot give attitudes in \(referenceFrame.name); it offers "
                     + "\(frames.isEmpty ? "none" : frames.joined(separator: ", ")). To fix, start with one of "
                     + "availableReferenceFrames(id)", endpoint: endpoint)
         }

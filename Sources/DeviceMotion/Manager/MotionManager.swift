@@ -36,7 +36,8 @@ public struct MotionManager: Sendable {
     /// Stops device-motion updates of `id` and finishes their stream (nothing when not running).
     public var stopDeviceMotionUpdates: @Sendable (_ id: AnyHashable) throws -> Void
     /// Starts accelerometer updates of `id`.
-    public var startAccelerometerUpdates: @Sendable (_ id: AnyHashable) -> AsyncThrowingStream<AccelerometerData, any Error>
+    public var startAccelerometerUpdates:
+        @Sendable (_ id: AnyHashable) -> AsyncThrowingStream<AccelerometerData, any Error>
     /// Stops accelerometer updates of `id` and finishes their stream.
     public var stopAccelerometerUpdates: @Sendable (_ id: AnyHashable) throws -> Void
     /// Starts gyroscope updates of `id`.
@@ -44,7 +45,8 @@ public struct MotionManager: Sendable {
     /// Stops gyroscope updates of `id` and finishes their stream.
     public var stopGyroUpdates: @Sendable (_ id: AnyHashable) throws -> Void
     /// Starts magnetometer updates of `id`.
-    public var startMagnetometerUpdates: @Sendable (_ id: AnyHashable) -> AsyncThrowingStream<MagnetometerData, any Error>
+    public var startMagnetometerUpdates:
+        @Sendable (_ id: AnyHashable) -> AsyncThrowingStream<MagnetometerData, any Error>
     /// Stops magnetometer updates of `id` and finishes their stream.
     public var stopMagnetometerUpdates: @Sendable (_ id: AnyHashable) throws -> Void
     /// The update interval of a sensor of `id`, seconds (`…UpdateInterval`; default 0.01).
@@ -74,15 +76,18 @@ public struct MotionManager: Sendable {
     public init(
         create: @escaping @Sendable (_ id: AnyHashable) throws -> Void,
         destroy: @escaping @Sendable (_ id: AnyHashable) throws -> Void,
-        startDeviceMotionUpdates: @escaping @Sendable (_ id: AnyHashable, _ referenceFrame: ReferenceFrame) ->
+        startDeviceMotionUpdates:
+            @escaping @Sendable (_ id: AnyHashable, _ referenceFrame: ReferenceFrame) ->
             AsyncThrowingStream<DeviceMotion, any Error>,
         stopDeviceMotionUpdates: @escaping @Sendable (_ id: AnyHashable) throws -> Void,
-        startAccelerometerUpdates: @escaping @Sendable (_ id: AnyHashable) ->
+        startAccelerometerUpdates:
+            @escaping @Sendable (_ id: AnyHashable) ->
             AsyncThrowingStream<AccelerometerData, any Error>,
         stopAccelerometerUpdates: @escaping @Sendable (_ id: AnyHashable) throws -> Void,
         startGyroUpdates: @escaping @Sendable (_ id: AnyHashable) -> AsyncThrowingStream<GyroData, any Error>,
         stopGyroUpdates: @escaping @Sendable (_ id: AnyHashable) throws -> Void,
-        startMagnetometerUpdates: @escaping @Sendable (_ id: AnyHashable) ->
+        startMagnetometerUpdates:
+            @escaping @Sendable (_ id: AnyHashable) ->
             AsyncThrowingStream<MagnetometerData, any Error>,
         stopMagnetometerUpdates: @escaping @Sendable (_ id: AnyHashable) throws -> Void,
         updateInterval: @escaping @Sendable (_ id: AnyHashable, _ sensor: Sensor) throws -> Double,

@@ -35,7 +35,8 @@ enum BROADReader {
                 reference = Quaternion(x: x, y: y, z: z, w: w)
             } else if let missing = q.firstIndex(where: { $0 == nil }), q.contains(where: { $0 != nil }) {
                 throw scanner.malformed(
-                    r[missing], referenceNames[missing], expected: "a number, as the other ref_q fields of the row have one")
+                    r[missing], referenceNames[missing],
+                    expected: "a number, as the other ref_q fields of the row have one")
             }
             recording.referenceOrientations.append(
                 ReferenceOrientation(quaternion: reference, isMovement: v[10] == 1, timestamp: t))

@@ -21,7 +21,8 @@ enum CoreMotionDataLoggerReader {
         let folder = url.deletingLastPathComponent()
         if name.hasPrefix(rotationRatePrefix) {
             let suffix = name.dropFirst(rotationRatePrefix.count)
-            return Pair(rotationRate: url, userAcceleration: folder.appendingPathComponent(userAccelerationPrefix + suffix))
+            return Pair(
+                rotationRate: url, userAcceleration: folder.appendingPathComponent(userAccelerationPrefix + suffix))
         }
         if name.hasPrefix(userAccelerationPrefix) {
             let suffix = name.dropFirst(userAccelerationPrefix.count)
@@ -39,7 +40,8 @@ enum CoreMotionDataLoggerReader {
     }
 
     static func read(_ pair: Pair, url: URL) throws(RecordingError) -> Recording {
-        for file in [pair.rotationRate, pair.userAcceleration] where !FileManager.default.fileExists(atPath: file.path) {
+        for file in [pair.rotationRate, pair.userAcceleration] where !FileManager.default.fileExists(atPath: file.path)
+        {
             throw RecordingError(
                 .mismatchedFiles,
                 "a CoreMotion-Data-Logger recording is a pair of files and \(file.lastPathComponent) is missing. "

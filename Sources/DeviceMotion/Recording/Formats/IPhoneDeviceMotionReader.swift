@@ -29,7 +29,8 @@ enum IPhoneDeviceMotionReader {
                 let raw = try scanner.number(accuracy, "magneticField.accuracy")
                 guard let value = MagneticFieldCalibrationAccuracy(rawValue: Int32(exactly: raw) ?? 99) else {
                     throw scanner.malformed(
-                        accuracy, "magneticField.accuracy", expected: "-1, 0, 1 or 2 (CMMagneticFieldCalibrationAccuracy)")
+                        accuracy, "magneticField.accuracy",
+                        expected: "-1, 0, 1 or 2 (CMMagneticFieldCalibrationAccuracy)")
                 }
                 magneticField.accuracy = value
             }

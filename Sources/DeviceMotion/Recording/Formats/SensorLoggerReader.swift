@@ -110,7 +110,8 @@ enum SensorLoggerReader {
             rows.append(
                 Row(
                     time: try scanner.integer(c[0], "time"), seconds: try scanner.number(c[1], "seconds_elapsed"),
-                    vector: SIMD3(try scanner.number(c[2], "x"), try scanner.number(c[3], "y"), try scanner.number(c[4], "z"))))
+                    vector: SIMD3(
+                        try scanner.number(c[2], "x"), try scanner.number(c[3], "y"), try scanner.number(c[4], "z"))))
         }
         return rows
     }
