@@ -247,6 +247,28 @@ struct LiveMotionManagerTests {
         #expect(try manager.availableReferenceFrames(1).contains(.xArbitraryCorrectedZVertical))
     }
 
+    @Test func updateIntervalIsHonouredWithoutHalvingASlightlyFasterSource() async throws {
+        // Samples 0.00932 s apart (the iPhone 4S logger's real spacing), asked for at 0.01 s.
+        let times = (0..<108).map { Double($0) * 0.00932 }
+        let recording = Recording(
+            format: .xioIMUCSV, url: URL(fileURLWithPath: "/generated"),
+            gyroData: times.map { GyroData(rotationRate: .zero, timestamp: $0) })
+        let clock = SimulatedClock()
+        let manager = MotionManager.live(source: RecordingSource(recording: recording, pacing: .simulated(clock)))
+        try manager.create(1)
+        let collector = Task {
+            var kept: [Double] = []
+            for try await sample in manager.startGyroUpdates(1) { kept.append(sample.timestamp) }
+            return kept
+        }
+        while clock.sleeperCount == 0 { await Task.yield() }
+        clock.advance(bySeconds: 2)
+        let kept = try await collector.value
+        #expect((99...101).contains(kept.count))  // about 100 Hz, not every other sample (54)
+        #expect(zip(kept.dropFirst(), kept).allSatisfy { $0 - $1 < 0.0187 })
+        #expect(zip(kept.dropFirst(), kept).contains { $0 - $1 > 0.0187 - 0.00932 })  // some were dropped
+    }
+
     @Test func recordingStreamsFinishWhenTheRecordingEnds() async throws {
         let recording = Recording(
             format: .xioIMUCSV, url: URL(fileURLWithPath: "/generated"),

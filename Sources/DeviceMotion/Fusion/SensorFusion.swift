@@ -7,7 +7,8 @@ import Foundation
 ///
 /// Per sample: `gravity = R(q)ᵀ · (0, 0, −1)`, `userAcceleration = accelerometer − gravity`,
 /// `rotationRate` = the gyroscope, `magneticField` = the magnetometer (`.uncalibrated`) in the 9-axis
-/// frames and zero otherwise (as Core Motion), `heading` in `xMagneticNorthZVertical` only.
+/// frames and zero otherwise (as Core Motion), `heading` in `xMagneticNorthZVertical` only (−1 for a
+/// sample without magnetometer reading).
 ///
 /// Thread rule: a value type; use one instance from one task at a time.
 public struct SensorFusion: Sendable {
@@ -57,7 +58,7 @@ public struct SensorFusion: Sendable {
             rotationRate: rotationRate,
             magneticField: usesField
                 ? CalibratedMagneticField(field: magneticField!, accuracy: .uncalibrated) : .unavailable,
-            heading: referenceFrame == .xMagneticNorthZVertical ? Self.heading(q) : -1,
+            heading: referenceFrame == .xMagneticNorthZVertical && magneticField != nil ? Self.heading(q) : -1,
             timestamp: timestamp)
     }
 

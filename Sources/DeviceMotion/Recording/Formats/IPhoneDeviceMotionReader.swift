@@ -15,9 +15,9 @@ enum IPhoneDeviceMotionReader {
         let accuracy = columns.optionalIndex("magneticField.accuracy")
         let heading = columns.optionalIndex("heading")
         var samples: [DeviceMotion] = []
+        var v = [Double](repeating: 0, count: c.count)
         while scanner.nextLine() {
             try scanner.expectFieldCount(header.count, what: "one per header column")
-            var v = [Double](repeating: 0, count: c.count)
             for (k, index) in c.enumerated() { v[k] = try scanner.number(index, names[k]) }
             var magneticField = CalibratedMagneticField.unavailable
             if field.count == 3 {
