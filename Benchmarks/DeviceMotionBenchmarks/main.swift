@@ -77,3 +77,27 @@ for format in DeviceMotionFormat.allCases {
         "| formatting | \(format.rawValue) | \(count) | " + String(format: "%.2f M", Double(count) / time / 1e6)
             + " | | |")
 }
+
+// BROAD's error metric (broad/PROVENANCE.txt) for the 9-axis `xMagneticNorthZVertical` device motion, whose
+// North-West-Up attitude is turned into East-North-Up with a +90° turn about z.
+print("")
+print("| BROAD trial | total RMSE (°) | heading RMSE (°) | inclination RMSE (°) |")
+print("|---|---:|---:|---:|")
+let trials = (try? FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("broad").path)) ?? []
+for trial in trials.filter({ $0.hasSuffix(".csv") }).sorted() {
+    let recording = try Recording.read(contentsOf: data.appendingPathComponent("broad/\(trial)"))
+    let motion = try recording.deviceMotion(referenceFrame: .xMagneticNorthZVertical)
+    var sums = SIMD3<Double>()
+    var count = 0.0
+    for (sample, reference) in zip(motion, recording.referenceOrientations) where reference.isMovement {
+        guard let q = reference.quaternion else { continue }
+        let e = Quaternion.aboutZ(.pi / 2) * sample.attitude.quaternion * q.conjugate
+        let total = 2 * acos(min(1, abs(e.w)))
+        let heading = 2 * atan(abs(e.z / e.w))
+        let inclination = 2 * acos(min(1, (e.w * e.w + e.z * e.z).squareRoot()))
+        sums += SIMD3(total * total, heading * heading, inclination * inclination)
+        count += 1
+    }
+    let rmse = (sums / count).squareRoot() * 180 / .pi
+    print("| \(trial) | " + String(format: "%.2f | %.2f | %.2f |", rmse.x, rmse.y, rmse.z))
+}

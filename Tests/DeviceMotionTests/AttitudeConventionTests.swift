@@ -65,6 +65,8 @@ struct AttitudeConventionTests {
         // R(q) · v = q v q*, and Mᵀ = R(q).
         #expect(maxDifference(m.transposed.multiplied(by: v), q.rotate(v)) < 1e-12)
         #expect(maxDifference(m.multiplied(by: q.rotate(v)), v) < 1e-12)
+        #expect(Quaternion(vector: q.vector, w: q.w) == q)
+        #expect(abs(Quaternion.aboutZ(0.7).rotationAngle - 0.7) < 1e-12)
         let product = m * m.transposed
         #expect(abs(product.m11 - 1) < 1e-12 && abs(product.m12) < 1e-12 && abs(product.m33 - 1) < 1e-12)
     }

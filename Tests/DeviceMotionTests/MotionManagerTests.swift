@@ -289,6 +289,21 @@ struct LiveMotionManagerTests {
         #expect(try manager.gyroData(1)?.timestamp == 0.2)
     }
 
+    @Test func recordingSourceInRealTimeDeliversEverySampleInOrder() async throws {
+        let times = [100.0, 100.001, 100.002, 100.004]
+        let recording = Recording(
+            format: .xioIMUCSV, url: URL(fileURLWithPath: "/generated"),
+            magnetometerData: times.map {
+                MagnetometerData(magneticField: MagneticField(x: $0, y: 0, z: 0), timestamp: $0)
+            })
+        let manager = MotionManager.live(source: RecordingSource(recording: recording))
+        try manager.create(1)
+        try manager.setUpdateInterval(1, .magnetometer, 0)
+        var received: [Double] = []
+        for try await sample in manager.startMagnetometerUpdates(1) { received.append(sample.magneticField.x) }
+        #expect(received == times)
+    }
+
     @Test func iioSourcePollsTheFakeDeviceOnTheClock() async throws {
         let sysfs = try FakeSysfs.phone()
         let reader = try IIOSensorReader(root: sysfs.root)

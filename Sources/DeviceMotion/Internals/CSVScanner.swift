@@ -37,9 +37,6 @@ struct CSVScanner {
         position = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
     }
 
-    /// Whether the file has no non-blank line.
-    var isBlank: Bool { bytes.allSatisfy { $0 == 0 || $0 == 10 || $0 == 13 || $0 == 32 } }
-
     /// Moves to the next non-blank line and splits it into fields.
     /// - Returns: `false` at the end of the file.
     mutating func nextLine() -> Bool {

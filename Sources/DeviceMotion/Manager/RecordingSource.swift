@@ -75,21 +75,25 @@ public struct RecordingSource: MotionSource {
         interval: Double, _ samples: @escaping @Sendable () throws -> [S]
     ) -> AsyncThrowingStream<S, any Error> {
         let startTime = recording.timeRange?.lowerBound ?? 0
-        let pacing = pacing
-        let originBox = originBox
+        // The stream starts now: fix the origin and the skipped past before any task runs, so scheduling
+        // delays or the time to compute device motion never skip samples.
+        let play: @Sendable (RecordingPlayer<S>) -> AsyncStream<S>
+        switch pacing {
+        case .realTime:
+            let now = ContinuousClock.now
+            let origin = originBox.origin(startingAt: now)
+            play = { $0.play(on: ContinuousClock(), from: origin, skippingBefore: origin.duration(to: now)) }
+        case .simulated(let clock):
+            let origin = SimulatedClock.Instant(offset: .zero)
+            let skipped = origin.duration(to: clock.now)
+            play = { $0.play(on: clock, from: origin, skippingBefore: skipped) }
+        }
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
                     let player = RecordingPlayer(
                         samples: SampleDecimator.decimate(try samples(), interval: interval), startTime: startTime)
-                    let paced: AsyncStream<S>
-                    switch pacing {
-                    case .realTime:
-                        paced = player.play(on: ContinuousClock(), from: originBox.origin())
-                    case .simulated(let clock):
-                        paced = player.play(on: clock, from: SimulatedClock.Instant(offset: .zero))
-                    }
-                    for await sample in paced { continuation.yield(sample) }
+                    for await sample in play(player) { continuation.yield(sample) }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -104,10 +108,9 @@ public struct RecordingSource: MotionSource {
 private final class OriginBox: Sendable {
     private let instant = Mutex<ContinuousClock.Instant?>(nil)
 
-    func origin() -> ContinuousClock.Instant {
+    func origin(startingAt now: ContinuousClock.Instant) -> ContinuousClock.Instant {
         instant.withLock { instant in
             if let instant { return instant }
-            let now = ContinuousClock.now
             instant = now
             return now
         }

@@ -52,8 +52,9 @@ public struct RecordingPlayer<Sample: TimestampedSample>: Sendable {
 
     /// The samples as an asynchronous sequence, each delivered when `clock` reaches its time.
     ///
-    /// Samples whose time has already passed when playback starts (when `origin` is in the past) are skipped,
-    /// as a live sensor does not deliver the past. The sequence finishes after the last sample; cancelling the
+    /// Samples whose time had already passed when `play` was called (when `origin` is in the past) are
+    /// skipped, as a live sensor does not deliver the past; a sample that falls due while the consumer is busy
+    /// is delivered late rather than dropped. The sequence finishes after the last sample; cancelling the
     /// iterating task stops playback.
     /// - Parameters:
     ///   - clock: `ContinuousClock()` for real time, a `SimulatedClock` for simulated time.
@@ -61,15 +62,22 @@ public struct RecordingPlayer<Sample: TimestampedSample>: Sendable {
     /// - Returns: The samples, paced by the clock.
     public func play<C: Clock>(on clock: C, from origin: C.Instant? = nil) -> AsyncStream<Sample>
     where C.Duration == Duration {
+        let now = clock.now
+        let origin = origin ?? now
+        return play(on: clock, from: origin, skippingBefore: origin.duration(to: now))
+    }
+
+    /// `play(on:from:)` with the skipped past given: samples with a player time before `skipped` are not
+    /// delivered.
+    func play<C: Clock>(on clock: C, from origin: C.Instant, skippingBefore skipped: Duration) -> AsyncStream<Sample>
+    where C.Duration == Duration {
         let samples = samples
         let startTime = startTime
         return AsyncStream { continuation in
             let task = Task {
-                let origin = origin ?? clock.now
-                let alreadyElapsed = origin.duration(to: clock.now)
                 for sample in samples {
                     let offset = Duration.nanoseconds(Int64(((sample.timestamp - startTime) * 1e9).rounded()))
-                    if offset < alreadyElapsed { continue }
+                    if offset < skipped { continue }
                     do {
                         try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil)
                     } catch {
