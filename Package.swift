@@ -30,9 +30,12 @@ let package = Package(
         .executableTarget(
             name: "attitude-benchmark", dependencies: ["DeviceMotion", "AttitudeEvaluation"],
             path: "Benchmarks/AttitudeBenchmark"),
+        .testTarget(name: "DeviceMotionTests", dependencies: ["DeviceMotion", "MotionTesting"]),
+        .executableTarget(
+            name: "device-motion-benchmark", dependencies: ["DeviceMotion"], path: "Benchmarks/DeviceMotionBenchmarks"),
 
         // MARK: Test support (public, for users' own tests too)
-        .target(name: "MotionTesting", dependencies: ["MotionCore"]),
+        .target(name: "MotionTesting", dependencies: ["MotionCore", "DeviceMotion"]),
 
         // MARK: Benchmarks (release builds that print a table)
         .executableTarget(name: "motion-benchmark", dependencies: ["MotionCore"], path: "Benchmarks/MotionBenchmark"),
