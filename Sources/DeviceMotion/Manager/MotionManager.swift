@@ -36,8 +36,7 @@ public struct MotionManager: Sendable {
     /// Stops device-motion updates of `id` and finishes their stream (nothing when not running).
     public var stopDeviceMotionUpdates: @Sendable (_ id: AnyHashable) throws -> Void
     /// Starts accelerometer updates of `id`.
-    public var startAccelerometerUpdates:
-        @Sendable (_ id: AnyHashable) -> AsyncThrowingStream<AccelerometerData, any Error>
+    public var startAccelerometerUpdates: @Sendable (_ id: AnyHashable) -> AsyncThrowingStream<AccelerometerData, any Error>
     /// Stops accelerometer updates of `id` and finishes their stream.
     public var stopAccelerometerUpdates: @Sendable (_ id: AnyHashable) throws -> Void
     /// Starts gyroscope updates of `id`.
@@ -45,8 +44,7 @@ public struct MotionManager: Sendable {
     /// Stops gyroscope updates of `id` and finishes their stream.
     public var stopGyroUpdates: @Sendable (_ id: AnyHashable) throws -> Void
     /// Starts magnetometer updates of `id`.
-    public var startMagnetometerUpdates:
-        @Sendable (_ id: AnyHashable) -> AsyncThrowingStream<MagnetometerData, any Error>
+    public var startMagnetometerUpdates: @Sendable (_ id: AnyHashable) -> AsyncThrowingStream<MagnetometerData, any Error>
     /// Stops magnetometer updates of `id` and finishes their stream.
     public var stopMagnetometerUpdates: @Sendable (_ id: AnyHashable) throws -> Void
     /// The update interval of a sensor of `id`, seconds (`…UpdateInterval`; default 0.01).

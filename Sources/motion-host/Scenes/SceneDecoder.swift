@@ -109,8 +109,7 @@ private struct SceneFields {
         }
         var units: [String: String] = [:]
         if let node = member(members, "units") {
-            for (key, value) in try object(node, at: "$.units", expected: "an object of unit strings by property name")
-            {
+            for (key, value) in try object(node, at: "$.units", expected: "an object of unit strings by property name") {
                 units[key] = try string(value, at: "$.units\(pathKey(key))", nonEmpty: false)
             }
         }
@@ -140,8 +139,7 @@ private struct SceneFields {
             var properties: [(name: String, value: PropertyValue)] = []
             if let propertiesNode = member(members, "properties") {
                 let propertyAt = "\(at).properties"
-                for (key, value) in try object(propertiesNode, at: propertyAt, expected: "an object of property values")
-                {
+                for (key, value) in try object(propertiesNode, at: propertyAt, expected: "an object of property values") {
                     properties.append((key, try propertyValue(value, at: "\(propertyAt)\(pathKey(key))")))
                 }
             }

@@ -40,8 +40,7 @@ enum CoreMotionDataLoggerReader {
     }
 
     static func read(_ pair: Pair, url: URL) throws(RecordingError) -> Recording {
-        for file in [pair.rotationRate, pair.userAcceleration] where !FileManager.default.fileExists(atPath: file.path)
-        {
+        for file in [pair.rotationRate, pair.userAcceleration] where !FileManager.default.fileExists(atPath: file.path) {
             throw RecordingError(
                 .mismatchedFiles,
                 "a CoreMotion-Data-Logger recording is a pair of files and \(file.lastPathComponent) is missing. "
