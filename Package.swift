@@ -41,7 +41,7 @@ let package = Package(
         .executableTarget(name: "motion-benchmark", dependencies: ["MotionCore"], path: "Benchmarks/MotionBenchmark"),
         // MARK: CLI
         // MotionTesting is a dependency only until the plugin host replaces Host/Registry.swift.
-        .executableTarget(name: "motion-host", dependencies: ["MotionCore", "MotionTesting"]),
+        .executableTarget(name: "motion-host", dependencies: ["MotionCore", "MotionTesting", "MotionHost", "DeviceMotion", "CMotionABI"]),
 
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
