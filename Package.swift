@@ -9,10 +9,20 @@ let package = Package(
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "MotionTesting", targets: ["MotionTesting"]),
         .library(name: "DeviceMotion", targets: ["DeviceMotion"]),
+        .library(name: "MotionHost", targets: ["MotionHost"]),
     ],
     targets: [
         // MARK: Core runtime
         .target(name: "MotionCore"),
+
+        // MARK: Plugin host
+        // libcrypto (OpenSSL) for the SHA-256 of a plugin library before it is loaded.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "MotionHost", dependencies: ["MotionCore", "COpenSSL"]),
+        .testTarget(name: "MotionHostTests", dependencies: ["MotionHost", "MotionCore"]),
+        .executableTarget(
+            name: "discovery-benchmark", dependencies: ["MotionHost", "MotionCore"],
+            path: "Benchmarks/DiscoveryBenchmark", exclude: ["lilv-describe.c"]),
 
         // MARK: Device motion
         .target(name: "DeviceMotion"),
@@ -26,7 +36,7 @@ let package = Package(
 )
 
 // Strict settings for every Swift target.
-let cTargets: Set<String> = []
+let cTargets: Set<String> = ["COpenSSL"]
 for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
