@@ -380,8 +380,8 @@ struct ManifestDecoder {
                         let fitting = CType.allCases.filter { $0.acceptedFieldTypes.contains(field.type) }.map(\.rawValue)
                         let expected =
                             fitting.isEmpty
-                            ? "no C type: a \(field.type.rawValue) field cannot be passed to a C function"
-                            : "a C type that holds a \(field.type.rawValue) field (\(fitting.joined(separator: ", ")))"
+                            ? "no C type: \(field.type.phrase) field cannot be passed to a C function"
+                            : "a C type that holds \(field.type.phrase) field (\(fitting.joined(separator: ", ")))"
                         throw r.fail(.invalidValue, "expected \(expected); found \(node.found)")
                     }
                     return ctype
