@@ -97,7 +97,7 @@ struct ManifestDecoder {
             (node) throws(ManifestError) in
             let path = try r.string(node, expected: "a library file name or relative path")
             if let problem = Self.libraryPathProblem(path) {
-                throw r.fail(.invalidValue, "expected a file name or a relative path inside the manifest's folder; found \(node.found), \(problem)")
+                throw r.fail(.invalidValue, "expected a file name or a relative path inside the manifest's folder; found \(node.found), which \(problem)")
             }
             return path
         }
@@ -486,14 +486,14 @@ struct ManifestDecoder {
 
     /// Why a manifest's `library` is not an allowed relative path, or `nil` when it is.
     static func libraryPathProblem(_ path: String) -> String? {
-        if path.isEmpty { return "which is empty" }
-        if path.utf8.contains(0) { return "which contains a NUL byte" }
-        if path.hasPrefix("/") { return "which is absolute" }
-        if path.hasPrefix("~") { return "which starts with \"~\" (paths are not expanded)" }
+        if path.isEmpty { return "is empty" }
+        if path.utf8.contains(0) { return "contains a NUL byte" }
+        if path.hasPrefix("/") { return "is absolute" }
+        if path.hasPrefix("~") { return "starts with \"~\" (paths are not expanded)" }
         let components = path.split(separator: "/", omittingEmptySubsequences: true)
-        if components.contains("..") { return "which escapes the folder with \"..\"" }
+        if components.contains("..") { return "escapes the folder with \"..\"" }
         if components.isEmpty || components.allSatisfy({ $0 == "." }) || path.hasSuffix("/") {
-            return "which names a folder, not a file"
+            return "names a folder, not a file"
         }
         return nil
     }

@@ -16,7 +16,9 @@ import Synchronization
 ///    checked and hashed is what is loaded (no check-then-use race).
 ///
 /// A library is loaded once per process (keyed by resolved path, device and inode) and never closed
-/// (a library with Swift code must never be unloaded; PITFALLS.md).
+/// (a library with Swift code must never be unloaded; PITFALLS.md). The descriptor it was loaded through
+/// stays open too, so that its `/proc/self/fd/N` name is never reused for another file (glibc's `dlopen`
+/// hands back an already-loaded library whose name matches).
 ///
 /// Note: a library loaded through `/proc/self/fd/N` has that name in the link map, so an `$ORIGIN`
 /// run path inside it does not point at its folder. Plugins should link their dependencies statically
@@ -67,7 +69,7 @@ public struct LibraryLoader: Sendable {
         if let problem = ManifestDecoder.libraryPathProblem(manifest.library) {
             throw PluginError(
                 code: .pathEscape,
-                message: "the library path is refused: it must be a file name or a relative path inside the manifest's folder, but it is \(problem.dropFirst("which is ".count))",
+                message: "the library path is refused: it must be a file name or a relative path inside the manifest's folder, but it \(problem)",
                 for: manifest)
         }
         let folders = libraryDirectories(for: manifest)
@@ -124,7 +126,11 @@ public struct LibraryLoader: Sendable {
             throw PluginError(
                 code: .unreadable, message: "\(path) cannot be opened: \(error)", for: manifest, underlying: error)
         }
-        defer { system_close(fd) }
+        // The descriptor of a library that gets loaded stays open for the life of the process: glibc's
+        // dlopen returns an already-loaded library whose *name* matches, so "/proc/self/fd/N" must never
+        // name a second file, and a descriptor number that is never closed is never reused.
+        var keepOpen = false
+        defer { if !keepOpen { system_close(fd) } }
         let status: FileStatus
         do {
             status = try system_fstat(fd)
@@ -182,6 +188,7 @@ public struct LibraryLoader: Sendable {
                     message: "dlopen of \(path) failed: \(error.text). To fix, rebuild the library for this system (a missing dependency or an undefined symbol is named above)",
                     for: manifest, underlying: error)
             }
+            keepOpen = true
             let library = LoadedLibrary(handle: handle, path: path, sha256: digest, key: key)
             loaded[key] = library
             return library
