@@ -213,6 +213,31 @@ import Testing
         )
     }
 
+    @Test func manyManifestsAreReadInParallelButReportedInSearchOrder() throws {
+        let root = TemporaryFolder()
+        let first = root.folder("first")
+        let second = root.folder("second")
+        var expectedIDs: [String] = []
+        var expectedProblems: [String] = []
+        for n in 0..<80 {
+            let folderName = n < 40 ? "first" : "second"
+            let name = String(format: "%@/m%03d.json", folderName, n)
+            let id = "org.many.p\(n)"
+            if n % 7 == 3 {
+                let url = root.write(name, Fixtures.tweenManifest(id: id, planTypes: ["T\(n)"]).setting([.key("name")], to: 1))
+                expectedProblems.append(url.relativePath)
+            } else {
+                root.write(name, Fixtures.tweenManifest(id: id, planTypes: ["T\(n)"]))
+                expectedIDs.append(id)
+            }
+        }
+        let catalog = PluginCatalog.discover(searchPath: PluginSearchPath(directories: [first, second]))
+        #expect(catalog.plugins.map(\.id) == expectedIDs)
+        #expect(catalog.problems.compactMap { $0.file?.relativePath } == expectedProblems)
+        #expect(catalog.problems.allSatisfy { $0.jsonPath == "$.name" })
+        #expect(catalog.planTypes.count == expectedIDs.count)
+    }
+
     // MARK: Cache
 
     @Test func cachedDiscoveryEqualsAFreshOne() throws {

@@ -37,7 +37,9 @@ public struct DiscoveryCache: Sendable, Hashable {
 
 /// One discovery's use of the cache: entries read at the start, hits and new entries recorded, written
 /// back at the end if anything changed.
-final class CacheSession {
+final class CacheSession: @unchecked Sendable {
+    // @unchecked: during discovery's parallel phase only `cachedManifest`, which reads the immutable
+    // `old` entries, is called; `keep`, `store` and `save` run afterwards on the discovering thread.
     struct Key: Equatable {
         var size: Int64
         var modificationSeconds: Int64
@@ -90,13 +92,18 @@ final class CacheSession {
         }
     }
 
-    /// The cached manifest for a file whose status still matches, or `nil`.
-    func manifest(path: String, status: FileStatus, url: URL) -> PluginManifest? {
+    /// The cached manifest for a file whose status still matches, or `nil`. Read-only: safe to call from
+    /// several threads at once.
+    func cachedManifest(path: String, status: FileStatus, url: URL) -> PluginManifest? {
         guard let stored = old[path], stored.key == Key(status) else { return nil }
         var reader = CacheFormat.Reader(stored.bytes)
-        guard let manifest = reader.manifest(url: url) else { return nil }
+        return reader.manifest(url: url)
+    }
+
+    /// Keeps the cached entry of a file that was served from the cache.
+    func keep(path: String) {
+        guard let stored = old[path] else { return }
         kept.append((path, stored.key, stored.bytes))
-        return manifest
     }
 
     /// Records a freshly read valid manifest.

@@ -104,6 +104,9 @@ public struct PluginCatalog: Sendable {
         var byID: [String: URL] = [:]
         let session = cache?.open()
 
+        // 1. List the folders in search order (cheap: readdir and stat).
+        var files: [(path: String, url: URL, status: FileStatus)] = []
+        var folderProblems: [(beforeFile: Int, error: ManifestError)] = []
         for entry in searchPath.entries {
             let folder = entry.url.path
             let names: [String]
@@ -111,42 +114,82 @@ public struct PluginCatalog: Sendable {
                 names = try system_listDirectory(folder)
             } catch {
                 if entry.origin == .explicit {
-                    problems.append(
-                        ManifestError(
-                            code: .unreadable, file: entry.url, jsonPath: nil,
-                            message: "cannot search this plugin folder: \(error). To fix, check the path given"))
+                    folderProblems.append(
+                        (
+                            files.count,
+                            ManifestError(
+                                code: .unreadable, file: entry.url, jsonPath: nil,
+                                message: "cannot search this plugin folder: \(error). To fix, check the path given")
+                        ))
                 }
                 continue
             }
             for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
                 let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
                 guard let status = try? system_stat(path), status.isRegularFile else { continue }
-                let url = URL(fileURLWithPath: path, isDirectory: false)
-                let outcome: ManifestOutcome
-                if let cached = session?.manifest(path: path, status: status, url: url) {
-                    outcome = .valid(cached)
-                } else {
-                    outcome = ManifestOutcome.read(url)
-                    if case .valid(let manifest) = outcome { session?.store(manifest, path: path, status: status) }
-                }
-                switch outcome {
-                case .valid(let manifest):
-                    if let used = byID[manifest.id] {
-                        shadowed.append(Shadowing(pluginID: manifest.id, used: used, ignored: url))
-                        continue
-                    }
-                    byID[manifest.id] = url
-                    if configuration.disabledPlugins.contains(manifest.id) {
-                        disabled.append(manifest)
-                    } else {
-                        plugins.append(manifest)
-                    }
-                case .invalid(let error, let rawID):
-                    if let rawID, configuration.disabledPlugins.contains(rawID) { continue }
-                    problems.append(error)
-                }
+                files.append((path, URL(fileURLWithPath: path, isDirectory: false), status))
             }
         }
+
+        // 2. Read every manifest (from the cache when its file is unchanged), in parallel: each file is
+        //    independent, and reading JSON is most of the cost of a cold discovery.
+        let outcomes = OutcomeBuffer(count: files.count)
+        let fileList = files
+        let work: @Sendable (Int) -> Void = { (i: Int) in
+            let file = fileList[i]
+            if let cached = session?.cachedManifest(path: file.path, status: file.status, url: file.url) {
+                outcomes.set(i, .cached(cached))
+            } else {
+                outcomes.set(i, ManifestOutcome.read(file.url))
+            }
+        }
+        let count = fileList.count
+        if count >= 32 && ProcessInfo.processInfo.activeProcessorCount > 1 {
+            let chunks = min(count, ProcessInfo.processInfo.activeProcessorCount * 4)
+            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                var i = chunk * count / chunks
+                let end = (chunk + 1) * count / chunks
+                while i < end {
+                    work(i)
+                    i += 1
+                }
+            }
+        } else {
+            for i in files.indices { work(i) }
+        }
+
+        // 3. Assemble in search order.
+        var nextFolderProblem = 0
+        for (i, file) in files.enumerated() {
+            while nextFolderProblem < folderProblems.count && folderProblems[nextFolderProblem].beforeFile <= i {
+                problems.append(folderProblems[nextFolderProblem].error)
+                nextFolderProblem += 1
+            }
+            let manifest: PluginManifest
+            switch outcomes.take(i) {
+            case .cached(let cached):
+                session?.keep(path: file.path)
+                manifest = cached
+            case .valid(let read):
+                session?.store(read, path: file.path, status: file.status)
+                manifest = read
+            case .invalid(let error, let rawID):
+                if let rawID, configuration.disabledPlugins.contains(rawID) { continue }
+                problems.append(error)
+                continue
+            }
+            if let used = byID[manifest.id] {
+                shadowed.append(Shadowing(pluginID: manifest.id, used: used, ignored: file.url))
+                continue
+            }
+            byID[manifest.id] = file.url
+            if configuration.disabledPlugins.contains(manifest.id) {
+                disabled.append(manifest)
+            } else {
+                plugins.append(manifest)
+            }
+        }
+        problems += folderProblems[nextFolderProblem...].map(\.error)
         session?.save()
 
         let (available, unavailable, planProblems) = resolvePlanTypes(
@@ -244,7 +287,8 @@ public struct PluginCatalog: Sendable {
 }
 
 /// A manifest file read: valid, or invalid with the plugin id it claims (if it got that far).
-enum ManifestOutcome {
+enum ManifestOutcome: Sendable {
+    case cached(PluginManifest)
     case valid(PluginManifest)
     case invalid(ManifestError, rawID: String?)
 
@@ -265,5 +309,31 @@ enum ManifestOutcome {
             let rawID = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String
             return .invalid(error, rawID: rawID)
         }
+    }
+}
+
+/// One slot per manifest file, written once by the thread that reads that file, read after all have
+/// finished.
+final class OutcomeBuffer: @unchecked Sendable {
+    // @unchecked: each slot is written by exactly one iteration of concurrentPerform and read only after
+    // concurrentPerform has returned (which orders the writes before the reads).
+    private let slots: UnsafeMutableBufferPointer<ManifestOutcome?>
+
+    init(count: Int) {
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: nil)
+    }
+
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
+    }
+
+    func set(_ i: Int, _ outcome: ManifestOutcome) { slots[i] = outcome }
+
+    func take(_ i: Int) -> ManifestOutcome {
+        let outcome = slots[i]!
+        slots[i] = nil
+        return outcome
     }
 }

@@ -5,7 +5,7 @@
 #endif
 
 /// The fields of a C `struct stat` that MotionHost uses, with Swift names.
-struct FileStatus: Equatable {
+struct FileStatus: Equatable, Sendable {
     /// `st_dev`: the device holding the file.
     var device: UInt64
     /// `st_ino`: the file's inode number on that device.

@@ -10,9 +10,21 @@ enum JSONNode {
     case array([Any])
     case object([String: Any])
 
+    private static let stringType = ObjectIdentifier(String.self)
+    private static let objectType = ObjectIdentifier([String: Any].self)
+    private static let arrayType = ObjectIdentifier([Any].self)
+
     init(_ any: Any) {
-        if let string = any as? String {
-            self = .string(string)
+        // Fast path: JSONSerialization yields exactly String, [String: Any] and [Any] for strings,
+        // objects and arrays, so compare the dynamic type before casting (a cast that must search, such
+        // as a Swift dictionary `as? NSNumber`, bridges the whole dictionary to NSDictionary first).
+        let type = ObjectIdentifier(Swift.type(of: any))
+        if type == Self.stringType {
+            self = .string(any as! String)
+        } else if type == Self.objectType {
+            self = .object(any as! [String: Any])
+        } else if type == Self.arrayType {
+            self = .array(any as! [Any])
         } else if let number = any as? NSNumber {
             // JSONSerialization makes `true`/`false` NSNumbers of objCType "c" (a C char) and no other "c".
             if number.objCType.pointee == CChar(UInt8(ascii: "c")) {
@@ -20,6 +32,8 @@ enum JSONNode {
             } else {
                 self = .number(number.doubleValue)
             }
+        } else if let string = any as? String {
+            self = .string(string)
         } else if let object = any as? [String: Any] {
             self = .object(object)
         } else if let array = any as? [Any] {
