@@ -75,19 +75,25 @@ final class CacheSession: @unchecked Sendable {
 
     struct Stored {
         var key: Key
-        var bytes: ArraySlice<UInt8>
+        /// Where the entry's manifest bytes are in ``CacheSession/storage``.
+        var range: Range<Int>
     }
 
     let url: URL
-    private var old: [String: Stored] = [:]
+    /// The cache file's bytes, as read.
+    private let storage: [UInt8]
+    private let old: [String: Stored]
     private var kept: [(path: String, key: Key, bytes: ArraySlice<UInt8>)] = []
     private var changed = false
 
     init(url: URL) {
         self.url = url
-        if let entries = CacheFormat.readEntries(path: url.path) {
+        if let (storage, entries) = CacheFormat.readEntries(path: url.path) {
+            self.storage = storage
             old = entries
         } else {
+            storage = []
+            old = [:]
             changed = true
         }
     }
@@ -96,14 +102,16 @@ final class CacheSession: @unchecked Sendable {
     /// several threads at once.
     func cachedManifest(path: String, status: FileStatus, url: URL) -> PluginManifest? {
         guard let stored = old[path], stored.key == Key(status) else { return nil }
-        var reader = CacheFormat.Reader(stored.bytes)
-        return reader.manifest(url: url)
+        return storage.withUnsafeBytes { buffer in
+            var reader = CacheFormat.Reader(UnsafeRawBufferPointer(rebasing: buffer[stored.range]))
+            return reader.manifest(url: url)
+        }
     }
 
     /// Keeps the cached entry of a file that was served from the cache.
     func keep(path: String) {
         guard let stored = old[path] else { return }
-        kept.append((path, stored.key, stored.bytes))
+        kept.append((path, stored.key, storage[stored.range]))
     }
 
     /// Records a freshly read valid manifest.
@@ -154,7 +162,7 @@ enum CacheFormat {
     static let version: UInt32 = 1
     static let magic: [UInt8] = Array("MOTIONDC".utf8)
 
-    static func readEntries(path: String) -> [String: CacheSession.Stored]? {
+    static func readEntries(path: String) -> ([UInt8], [String: CacheSession.Stored])? {
         guard let fd = try? system_openForReading(path) else { return nil }
         defer { system_close(fd) }
         guard let status = try? system_fstat(fd), status.isRegularFile, !status.isWritableByGroupOrOthers,
@@ -169,19 +177,23 @@ enum CacheFormat {
             if n <= 0 { return nil }
             count += n
         }
-        var reader = Reader(bytes[...])
-        guard reader.take(magic.count).map(Array.init) == magic, reader.u32() == version, let n = reader.u32() else {
-            return nil
+        let entries = bytes.withUnsafeBytes { buffer -> [String: CacheSession.Stored]? in
+            var reader = Reader(buffer)
+            guard reader.take(magic.count).map(Array.init) == magic, reader.u32() == version, let n = reader.u32() else {
+                return nil
+            }
+            var entries: [String: CacheSession.Stored] = [:]
+            entries.reserveCapacity(Int(min(n, 1 << 20)))
+            for _ in 0..<n {
+                guard let path = reader.string(), let key = reader.key(), let length = reader.u32() else { return nil }
+                let start = reader.position
+                guard reader.take(Int(length)) != nil else { return nil }
+                entries[path] = CacheSession.Stored(key: key, range: start..<reader.position)
+            }
+            return entries
         }
-        var entries: [String: CacheSession.Stored] = [:]
-        entries.reserveCapacity(Int(n))
-        for _ in 0..<n {
-            guard let path = reader.string(), let key = reader.key(), let length = reader.u32(),
-                let blob = reader.take(Int(length))
-            else { return nil }
-            entries[path] = CacheSession.Stored(key: key, bytes: blob)
-        }
-        return entries
+        guard let entries else { return nil }
+        return (bytes, entries)
     }
 
     struct Writer {
@@ -334,33 +346,38 @@ enum CacheFormat {
 
     /// Reads what ``Writer`` wrote; every read is bounds-checked and returns `nil` past the end.
     struct Reader {
-        var bytes: ArraySlice<UInt8>
+        let bytes: UnsafeRawBufferPointer
+        private(set) var position = 0
 
-        init(_ bytes: ArraySlice<UInt8>) {
+        init(_ bytes: UnsafeRawBufferPointer) {
             self.bytes = bytes
         }
 
-        mutating func take(_ n: Int) -> ArraySlice<UInt8>? {
-            guard n >= 0, bytes.count >= n else { return nil }
-            let part = bytes.prefix(n)
-            bytes = bytes.dropFirst(n)
+        var remaining: Int { bytes.count - position }
+
+        mutating func take(_ n: Int) -> UnsafeRawBufferPointer? {
+            guard n >= 0, remaining >= n else { return nil }
+            let part = UnsafeRawBufferPointer(rebasing: bytes[position..<position + n])
+            position += n
             return part
         }
 
-        mutating func u8() -> UInt8? { take(1)?.first }
+        mutating func u8() -> UInt8? {
+            guard remaining >= 1 else { return nil }
+            defer { position += 1 }
+            return bytes[position]
+        }
 
         mutating func u64() -> UInt64? {
-            guard let part = take(8) else { return nil }
-            var v: UInt64 = 0
-            for (i, b) in part.enumerated() { v |= UInt64(b) << (8 * UInt64(i)) }
-            return v
+            guard remaining >= 8 else { return nil }
+            defer { position += 8 }
+            return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
         }
 
         mutating func u32() -> UInt32? {
-            guard let part = take(4) else { return nil }
-            var v: UInt32 = 0
-            for (i, b) in part.enumerated() { v |= UInt32(b) << (8 * UInt32(i)) }
-            return v
+            guard remaining >= 4 else { return nil }
+            defer { position += 4 }
+            return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self))
         }
 
         mutating func i64() -> Int64? { u64().map { Int64(bitPattern: $0) } }
@@ -396,7 +413,7 @@ enum CacheFormat {
             case 3: return double().map { .number($0) }
             case 4: return string().map { .string($0) }
             case 5:
-                guard let n = u32(), Int(n) <= bytes.count else { return nil }
+                guard let n = u32(), Int(n) <= remaining else { return nil }
                 var items: [JSONValue] = []
                 for _ in 0..<n {
                     guard let item = json(depth: depth + 1) else { return nil }
@@ -404,7 +421,7 @@ enum CacheFormat {
                 }
                 return .array(items)
             case 6:
-                guard let n = u32(), Int(n) <= bytes.count else { return nil }
+                guard let n = u32(), Int(n) <= remaining else { return nil }
                 var members: [String: JSONValue] = [:]
                 for _ in 0..<n {
                     guard let key = string(), let item = json(depth: depth + 1) else { return nil }
@@ -416,7 +433,7 @@ enum CacheFormat {
         }
 
         mutating func count() -> Int? {
-            guard let n = u32(), Int(n) <= bytes.count else { return nil }
+            guard let n = u32(), Int(n) <= remaining else { return nil }
             return Int(n)
         }
 
@@ -486,7 +503,7 @@ enum CacheFormat {
                         className: className, interface: interface, capabilities: capabilities, functions: functions,
                         plans: plans))
             }
-            guard bytes.isEmpty else { return nil }
+            guard remaining == 0 else { return nil }
             return PluginManifest(
                 manifestVersion: Int(version), id: id, name: name, version: pluginVersion,
                 abiVersion: ABIVersion(major: Int(major), minor: Int(minor)), library: library, sha256: sha256,

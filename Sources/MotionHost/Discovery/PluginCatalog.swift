@@ -109,9 +109,9 @@ public struct PluginCatalog: Sendable {
         var folderProblems: [(beforeFile: Int, error: ManifestError)] = []
         for entry in searchPath.entries {
             let folder = entry.url.path
-            let names: [String]
+            let entries: [(name: String, status: FileStatus?)]
             do {
-                names = try system_listDirectory(folder)
+                entries = try system_listDirectory(folder, suffix: ".json")
             } catch {
                 if entry.origin == .explicit {
                     folderProblems.append(
@@ -124,9 +124,9 @@ public struct PluginCatalog: Sendable {
                 }
                 continue
             }
-            for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
+            for (name, status) in entries.sorted(by: { $0.name < $1.name }) {
+                guard let status, status.isRegularFile else { continue }
                 let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
-                guard let status = try? system_stat(path), status.isRegularFile else { continue }
                 files.append((path, URL(fileURLWithPath: path, isDirectory: false), status))
             }
         }

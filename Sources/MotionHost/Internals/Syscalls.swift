@@ -166,6 +166,30 @@ func system_listDirectory(_ path: String) throws(Errno) -> [String] {
     return names
 }
 
+/// The names in a directory that end in `suffix` (hidden names skipped), each with its status
+/// (following symbolic links; `nil` when it cannot be examined). Wraps `opendir(3)`, `readdir(3)`,
+/// `dirfd(3)`, `fstatat(2)` (relative to the open directory, so each path is not walked again) and
+/// `closedir(3)`.
+func system_listDirectory(_ path: String, suffix: String) throws(Errno) -> [(name: String, status: FileStatus?)] {
+    guard let dir = opendir(path) else { throw Errno.current }
+    defer { closedir(dir) }
+    let fd = dirfd(dir)
+    var entries: [(name: String, status: FileStatus?)] = []
+    while let entry = readdir(dir) {
+        let found: (String, FileStatus?)? = withUnsafePointer(to: &entry.pointee.d_name) {
+            $0.withMemoryRebound(to: CChar.self, capacity: 256) { cName in
+                if cName[0] == CChar(UInt8(ascii: ".")) { return nil }
+                let name = String(cString: cName)
+                guard name.hasSuffix(suffix) else { return nil }
+                var raw = stat()
+                return (name, fstatat(fd, cName, &raw, 0) == 0 ? FileStatus(raw) : nil)
+            }
+        }
+        if let found { entries.append(found) }
+    }
+    return entries
+}
+
 /// The folder part of a path (`dirname(3)` semantics, without modifying its argument).
 func directoryName(of path: String) -> String {
     var trimmed = Substring(path)

@@ -74,8 +74,11 @@ struct FieldLookup: Sendable {
     let defaulted: [Int]
 
     init(_ fields: [FieldManifest]) {
+        // Up to 8 fields are found by a linear scan (``PlanManifest/validate(_:)``), faster than hashing.
         var index: [String: Int] = [:]
-        for (i, field) in fields.enumerated() where index[field.name] == nil { index[field.name] = i }
+        if fields.count > 8 {
+            for (i, field) in fields.enumerated() where index[field.name] == nil { index[field.name] = i }
+        }
         self.index = index
         required = fields.indices.filter { fields[$0].required }
         defaulted = fields.indices.filter { !fields[$0].required && fields[$0].defaultValue != nil }

@@ -209,7 +209,8 @@ public struct PlanManifest: Sendable, Hashable {
 
     /// The declared field called `name`.
     public func field(named name: String) -> FieldManifest? {
-        lookup.index[name].map { fields[$0] }
+        if fields.count <= 8 { return fields.first { $0.name == name } }
+        return lookup.index[name].map { fields[$0] }
     }
 
     public static func == (lhs: PlanManifest, rhs: PlanManifest) -> Bool {
