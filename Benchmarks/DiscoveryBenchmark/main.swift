@@ -132,7 +132,8 @@ for n in 0..<pluginCount {
           ]
         }
         """
-    try manifest.write(to: manifestFolder.appendingPathComponent("plugin\(tag).json"), atomically: false, encoding: .utf8)
+    try manifest.write(
+        to: manifestFolder.appendingPathComponent("plugin\(tag).json"), atomically: false, encoding: .utf8)
 
     let bundle = lv2Folder.appendingPathComponent("plugin\(tag).lv2")
     try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
@@ -143,22 +144,24 @@ for n in 0..<pluginCount {
         @prefix units: <http://lv2plug.in/ns/extensions/units#> .
 
         """
-    try (prefixes + """
-        <urn:bench:plugin\(tag)>
-            a lv2:Plugin ;
-            lv2:binary <libplugin\(tag).so> ;
-            rdfs:seeAlso <plugin.ttl> .
+    try
+        (prefixes + """
+            <urn:bench:plugin\(tag)>
+                a lv2:Plugin ;
+                lv2:binary <libplugin\(tag).so> ;
+                rdfs:seeAlso <plugin.ttl> .
 
-        """).write(to: bundle.appendingPathComponent("manifest.ttl"), atomically: false, encoding: .utf8)
-    try (prefixes + """
-        <urn:bench:plugin\(tag)>
-            a lv2:Plugin ;
-            doap:name "Plugin \(tag)" ;
-            rdfs:comment "Benchmark plugin \(tag)." ;
-            lv2:port
-        \(ports.joined(separator: " ,\n")) .
+            """).write(to: bundle.appendingPathComponent("manifest.ttl"), atomically: false, encoding: .utf8)
+    try
+        (prefixes + """
+            <urn:bench:plugin\(tag)>
+                a lv2:Plugin ;
+                doap:name "Plugin \(tag)" ;
+                rdfs:comment "Benchmark plugin \(tag)." ;
+                lv2:port
+            \(ports.joined(separator: " ,\n")) .
 
-        """).write(to: bundle.appendingPathComponent("plugin.ttl"), atomically: false, encoding: .utf8)
+            """).write(to: bundle.appendingPathComponent("plugin.ttl"), atomically: false, encoding: .utf8)
 }
 
 // MARK: Timing
@@ -169,7 +172,8 @@ func milliseconds(_ duration: Duration) -> Double {
 
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    return sorted.count % 2 == 1
+        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 func time(_ body: () throws -> Void) rethrows -> Double {
@@ -200,7 +204,8 @@ func runProcess(_ path: String, _ args: [String], environment: [String: String]?
     let elapsed = try time {
         let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
         guard spawned == 0 else {
-            throw NSError(domain: "benchmark", code: Int(spawned), userInfo: [NSLocalizedDescriptionKey: "cannot run \(path)"])
+            throw NSError(
+                domain: "benchmark", code: Int(spawned), userInfo: [NSLocalizedDescriptionKey: "cannot run \(path)"])
         }
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     }
@@ -234,7 +239,9 @@ var sink = 0.0
     let catalog = PluginCatalog.discover(searchPath: searchPath, cache: cache)
     var count = 0
     for plugin in catalog.plugins { count += plugin.id.utf8.count + plugin.planTypes.count }
-    precondition(catalog.plugins.count == pluginCount && catalog.problems.isEmpty, "benchmark manifests must all be valid: \(catalog.problems.first.map { "\($0)" } ?? "")")
+    precondition(
+        catalog.plugins.count == pluginCount && catalog.problems.isEmpty,
+        "benchmark manifests must all be valid: \(catalog.problems.first.map { "\($0)" } ?? "")")
     return count
 }
 
@@ -293,7 +300,8 @@ if let source = sourceCandidates.first(where: { FileManager.default.fileExists(a
 {
     let binary = root.appendingPathComponent("lilv-describe")
     let compile =
-        ["-O2", "-o", binary.path, source.path] + flags.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+        ["-O2", "-o", binary.path, source.path]
+        + flags.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
     _ = try runProcess(cc, compile)
     var wall: [Double] = []
     var inside: [Double] = []
@@ -322,9 +330,12 @@ let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/pro
 let processList = median(try (0..<runs).map { _ in try runProcess(selfPath, ["--list", manifestFolder.path]).0 })
 let processListCached = median(
     try (0..<runs).map { _ in try runProcess(selfPath, ["--list", manifestFolder.path, "--cache", cacheFile.path]).0 })
-let processDescribe = median(try (0..<runs).map { _ in try runProcess(selfPath, ["--describe", manifestFolder.path]).0 })
+let processDescribe = median(
+    try (0..<runs).map { _ in try runProcess(selfPath, ["--describe", manifestFolder.path]).0 })
 let processDescribeCached = median(
-    try (0..<runs).map { _ in try runProcess(selfPath, ["--describe", manifestFolder.path, "--cache", cacheFile.path]).0 })
+    try (0..<runs).map { _ in
+        try runProcess(selfPath, ["--describe", manifestFolder.path, "--cache", cacheFile.path]).0
+    })
 
 // MARK: Plan validation
 
@@ -374,14 +385,29 @@ print("| measurement | MotionHost | lilv | lilv ÷ MotionHost |")
 print("|---|---:|---:|---:|")
 print("| listing, in-process, no cache (discover + ids + plan types) | \(format(coldList)) | | |")
 print("| listing, in-process, discovery cache | \(format(warmList)) | | |")
-print("| listing, whole process, no cache (vs `lv2ls`) | \(format(processList)) | \(format(lv2lsTime)) | \(ratio(processList, lv2lsTime)) |")
-print("| listing, whole process, discovery cache (vs `lv2ls`) | \(format(processListCached)) | \(format(lv2lsTime)) | \(ratio(processListCached, lv2lsTime)) |")
-print("| describe-all, in-process, no cache (vs lilv in-process) | \(format(coldDescribe)) | \(format(lilvDescribeInProcess)) | \(ratio(coldDescribe, lilvDescribeInProcess)) |")
-print("| describe-all, in-process, discovery cache (vs lilv in-process) | \(format(warmDescribe)) | \(format(lilvDescribeInProcess)) | \(ratio(warmDescribe, lilvDescribeInProcess)) |")
-print("| describe-all, whole process, no cache (vs `lilv-describe`) | \(format(processDescribe)) | \(format(lilvDescribeTime)) | \(ratio(processDescribe, lilvDescribeTime)) |")
-print("| describe-all, whole process, discovery cache (vs `lilv-describe`) | \(format(processDescribeCached)) | \(format(lilvDescribeTime)) | \(ratio(processDescribeCached, lilvDescribeTime)) |")
+print(
+    "| listing, whole process, no cache (vs `lv2ls`) | \(format(processList)) | \(format(lv2lsTime)) | \(ratio(processList, lv2lsTime)) |"
+)
+print(
+    "| listing, whole process, discovery cache (vs `lv2ls`) | \(format(processListCached)) | \(format(lv2lsTime)) | \(ratio(processListCached, lv2lsTime)) |"
+)
+print(
+    "| describe-all, in-process, no cache (vs lilv in-process) | \(format(coldDescribe)) | \(format(lilvDescribeInProcess)) | \(ratio(coldDescribe, lilvDescribeInProcess)) |"
+)
+print(
+    "| describe-all, in-process, discovery cache (vs lilv in-process) | \(format(warmDescribe)) | \(format(lilvDescribeInProcess)) | \(ratio(warmDescribe, lilvDescribeInProcess)) |"
+)
+print(
+    "| describe-all, whole process, no cache (vs `lilv-describe`) | \(format(processDescribe)) | \(format(lilvDescribeTime)) | \(ratio(processDescribe, lilvDescribeTime)) |"
+)
+print(
+    "| describe-all, whole process, discovery cache (vs `lilv-describe`) | \(format(processDescribeCached)) | \(format(lilvDescribeTime)) | \(ratio(processDescribeCached, lilvDescribeTime)) |"
+)
 print("")
 print("Plan validation (6-field Tween plan, PlanManifest.validate):")
-print(String(format: "  all fields given: %.0f ns per plan; 2 defaults filled in: %.0f ns per plan", validateComplete, validatePartial))
+print(
+    String(
+        format: "  all fields given: %.0f ns per plan; 2 defaults filled in: %.0f ns per plan", validateComplete,
+        validatePartial))
 for note in notes { print("note: \(note)") }
 if sink.isNaN { print(sink) }

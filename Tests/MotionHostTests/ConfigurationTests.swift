@@ -23,7 +23,8 @@ import Testing
             """)
         let configuration = try HostConfiguration.load(contentsOf: file)
         let base = folder.url.appendingPathComponent("motion")
-        #expect(configuration.searchPaths.map(\.path) == ["/opt/motion/plugins", base.appendingPathComponent("more").path])
+        #expect(
+            configuration.searchPaths.map(\.path) == ["/opt/motion/plugins", base.appendingPathComponent("more").path])
         #expect(configuration.libraryPaths.map(\.path) == [base.appendingPathComponent("lib").path])
         #expect(configuration.disabledPlugins == ["org.example.broken"])
         #expect(configuration.planTypeOwners == ["Tween": "org.motion.tweenkit"])
@@ -48,7 +49,8 @@ import Testing
         #expect(
             HostConfiguration.defaultURL(environment: ["XDG_CONFIG_HOME": "/cfg", "HOME": "/home/u"]).path
                 == "/cfg/motion/host.json")
-        #expect(HostConfiguration.defaultURL(environment: ["HOME": "/home/u"]).path == "/home/u/.config/motion/host.json")
+        #expect(
+            HostConfiguration.defaultURL(environment: ["HOME": "/home/u"]).path == "/home/u/.config/motion/host.json")
         #expect(
             HostConfiguration.defaultURL(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/home/u"]).path
                 == "/home/u/.config/motion/host.json")
@@ -68,7 +70,10 @@ import Testing
     }
 
     static let badConfigurations: [(String, String)] = [
-        ("{\"configurationVersion\": 3}", "$.configurationVersion: expected 1 (the configuration version this host reads); found 3"),
+        (
+            "{\"configurationVersion\": 3}",
+            "$.configurationVersion: expected 1 (the configuration version this host reads); found 3"
+        ),
         (
             "{\"searchPath\": []}",
             "$.searchPath: expected one of the fields of a host configuration (configurationVersion, searchPaths, libraryPaths, disabledPlugins, planTypeOwners, pins); found unknown field \"searchPath\" (did you mean \"searchPaths\"?)"
@@ -83,9 +88,15 @@ import Testing
             "{\"disabledPlugins\": [\"broken\"]}",
             "$.disabledPlugins[0]: expected a reverse-DNS plugin id such as \"org.example.myplugin\"; found \"broken\""
         ),
-        ("{\"planTypeOwners\": [\"Tween\"]}", "$.planTypeOwners: expected an object mapping plan types to plugin ids; found an array of 1"),
+        (
+            "{\"planTypeOwners\": [\"Tween\"]}",
+            "$.planTypeOwners: expected an object mapping plan types to plugin ids; found an array of 1"
+        ),
         ("{\"planTypeOwners\": {\"Tween\": 1}}", "$.planTypeOwners.Tween: expected a plugin id; found 1"),
-        ("{\"pins\": {\"libx.so\": \"abc\"}}", "$.pins[\"libx.so\"]: expected a SHA-256 of 64 hexadecimal digits; found \"abc\""),
+        (
+            "{\"pins\": {\"libx.so\": \"abc\"}}",
+            "$.pins[\"libx.so\"]: expected a SHA-256 of 64 hexadecimal digits; found \"abc\""
+        ),
         (
             "{\"pins\": {\"lib/x.so\": \"abc\"}}",
             "$.pins[\"lib/x.so\"]: expected a library file name (no \"/\") or a plugin id as the key; found \"lib/x.so\""

@@ -49,7 +49,8 @@ import Testing
         #expect(catalog.problems.count == 2)
         #expect(
             catalog.problems.first?.description
-                == "\(bad.relativePath): $.abiVersion: expected \"MAJOR.MINOR\" of motion_plugin.h, such as \"1.0\"; found \"1\"")
+                == "\(bad.relativePath): $.abiVersion: expected \"MAJOR.MINOR\" of motion_plugin.h, such as \"1.0\"; found \"1\""
+        )
         #expect(catalog.problems.last?.code == .invalidJSON)
     }
 
@@ -167,7 +168,8 @@ import Testing
         let used = root.write("explicit/tween.json", Fixtures.tweenManifest(planTypes: ["Tween"]))
         let ignored = root.write("env/tween.json", Fixtures.tweenManifest(planTypes: ["Tween", "FadeIn"]))
         let path = PluginSearchPath(
-            explicit: [explicit], environment: ["MOTION_PLUGIN_PATH": fromEnvironment.path], includeStandardFolders: false)
+            explicit: [explicit], environment: ["MOTION_PLUGIN_PATH": fromEnvironment.path],
+            includeStandardFolders: false)
         let catalog = PluginCatalog.discover(searchPath: path)
         #expect(catalog.plugins.map(\.url) == [used])
         #expect(catalog.planTypes == ["Tween"])
@@ -224,7 +226,8 @@ import Testing
             let name = String(format: "%@/m%03d.json", folderName, n)
             let id = "org.many.p\(n)"
             if n % 7 == 3 {
-                let url = root.write(name, Fixtures.tweenManifest(id: id, planTypes: ["T\(n)"]).setting([.key("name")], to: 1))
+                let url = root.write(
+                    name, Fixtures.tweenManifest(id: id, planTypes: ["T\(n)"]).setting([.key("name")], to: 1))
                 expectedProblems.append(url.relativePath)
             } else {
                 root.write(name, Fixtures.tweenManifest(id: id, planTypes: ["T\(n)"]))
@@ -288,10 +291,31 @@ import Testing
         #expect(Array(rewritten.prefix(8)) == Array("MOTIONDC".utf8))
     }
 
+    @Test func truncatedOrFlippedCacheNeverBreaksDiscovery() throws {
+        let folder = TemporaryFolder()
+        folder.write("blink.json", Fixtures.blinkManifest())
+        let path = PluginSearchPath(directories: [folder.url])
+        let good = folder.url.appendingPathComponent("good.cache")
+        _ = PluginCatalog.discover(searchPath: path, cache: DiscoveryCache(url: good))
+        let bytes = try Data(contentsOf: good)
+        let expected = PluginCatalog.discover(searchPath: path).plugins
+        let damaged = folder.url.appendingPathComponent("damaged.cache")
+        for cut in stride(from: 0, to: bytes.count, by: 5) {
+            var copy = bytes
+            if cut % 2 == 0 { copy = copy.prefix(cut) } else { copy[cut] ^= 0xFF }
+            try copy.write(to: damaged)
+            chmod(damaged.path, 0o600)
+            let catalog = PluginCatalog.discover(searchPath: path, cache: DiscoveryCache(url: damaged))
+            #expect(catalog.plugins.map(\.id) == expected.map(\.id), "damage at byte \(cut)")
+        }
+    }
+
     @Test func standardCacheFileFollowsXDGCacheHome() {
-        #expect(DiscoveryCache.standard(environment: ["XDG_CACHE_HOME": "/c"]).url.path == "/c/motion/discovery-v1.cache")
         #expect(
-            DiscoveryCache.standard(environment: ["HOME": "/home/u"]).url.path == "/home/u/.cache/motion/discovery-v1.cache")
+            DiscoveryCache.standard(environment: ["XDG_CACHE_HOME": "/c"]).url.path == "/c/motion/discovery-v1.cache")
+        #expect(
+            DiscoveryCache.standard(environment: ["HOME": "/home/u"]).url.path
+                == "/home/u/.cache/motion/discovery-v1.cache")
     }
 
     // MARK: The project's own manifests

@@ -18,7 +18,9 @@ struct BadManifest: Sendable, CustomTestStringConvertible {
         self.code = code
     }
 
-    var testDescription: String { path.map(\.description).joined() + " = " + (value.map { JSONText.value($0) } ?? "removed") }
+    var testDescription: String {
+        path.map(\.description).joined() + " = " + (value.map { JSONText.value($0) } ?? "removed")
+    }
 }
 
 private let p0: [Step] = [.key("performers"), .index(0)]
@@ -35,24 +37,31 @@ private let fieldsPath = "$.performers[0].plans[0].fields"
             [.key("manifestVersion")], 2,
             "$.manifestVersion: expected 1 (the manifest version this host reads); found 2", .unsupportedVersion),
         BadManifest(
-            [.key("id")], nil, "$.id: expected a reverse-DNS id string (a required field); found no value", .missingField),
+            [.key("id")], nil, "$.id: expected a reverse-DNS id string (a required field); found no value",
+            .missingField),
         BadManifest([.key("id")], 5, "$.id: expected a reverse-DNS id string; found 5", .wrongType),
         BadManifest(
-            [.key("id")], "tweenkit", "$.id: expected a reverse-DNS id such as \"org.example.myplugin\"; found \"tweenkit\"",
+            [.key("id")], "tweenkit",
+            "$.id: expected a reverse-DNS id such as \"org.example.myplugin\"; found \"tweenkit\"",
             .invalidValue),
         BadManifest(
-            [.key("name")], nil, "$.name: expected a non-empty string (a required field); found no value", .missingField),
-        BadManifest([.key("name")], "", "$.name: expected a non-empty string without control characters; found \"\"", .invalidValue),
+            [.key("name")], nil, "$.name: expected a non-empty string (a required field); found no value", .missingField
+        ),
+        BadManifest(
+            [.key("name")], "", "$.name: expected a non-empty string without control characters; found \"\"",
+            .invalidValue),
         BadManifest(
             [.key("version")], "one",
             "$.version: expected a version such as \"1.0.0\" (MAJOR[.MINOR[.PATCH]][-pre][+build]); found \"one\"",
             .invalidValue),
         BadManifest(
-            [.key("abiVersion")], "1", "$.abiVersion: expected \"MAJOR.MINOR\" of motion_plugin.h, such as \"1.0\"; found \"1\"",
+            [.key("abiVersion")], "1",
+            "$.abiVersion: expected \"MAJOR.MINOR\" of motion_plugin.h, such as \"1.0\"; found \"1\"",
             .invalidValue),
         BadManifest(
             [.key("abiVersion")], "1.0.0",
-            "$.abiVersion: expected \"MAJOR.MINOR\" of motion_plugin.h, such as \"1.0\"; found \"1.0.0\"", .invalidValue),
+            "$.abiVersion: expected \"MAJOR.MINOR\" of motion_plugin.h, such as \"1.0\"; found \"1.0.0\"", .invalidValue
+        ),
         BadManifest([.key("abiVersion")], 1.0, "$.abiVersion: expected a string \"MAJOR.MINOR\"; found 1", .wrongType),
         BadManifest(
             [.key("library")], "/usr/lib/libtween.so",
@@ -69,19 +78,26 @@ private let fieldsPath = "$.performers[0].plans[0].fields"
         BadManifest(
             [.key("library")], nil, "$.library: expected a library file name (a required field); found no value",
             .missingField),
-        BadManifest([.key("sha256")], "abc", "$.sha256: expected a SHA-256 of 64 hexadecimal digits; found \"abc\"", .invalidValue),
+        BadManifest(
+            [.key("sha256")], "abc", "$.sha256: expected a SHA-256 of 64 hexadecimal digits; found \"abc\"",
+            .invalidValue),
         BadManifest([.key("summary")], ["x"], "$.summary: expected a string; found an array of 1", .wrongType),
         BadManifest(
             [.key("performer")], [],
             "$.performer: expected one of the fields of a manifest (manifestVersion, id, name, version, abiVersion, library, sha256, summary, performers); found unknown field \"performer\" (did you mean \"performers\"?)",
             .unknownField),
-        BadManifest([.key("performers")], [], "$.performers: expected at least one performer; found an empty array", .invalidValue),
-        BadManifest([.key("performers")], "all", "$.performers: expected an array of performers; found \"all\"", .wrongType),
         BadManifest(
-            p0 + [.key("class")], nil, "$.performers[0].class: expected a class name (a required field); found no value",
+            [.key("performers")], [], "$.performers: expected at least one performer; found an empty array",
+            .invalidValue),
+        BadManifest(
+            [.key("performers")], "all", "$.performers: expected an array of performers; found \"all\"", .wrongType),
+        BadManifest(
+            p0 + [.key("class")], nil,
+            "$.performers[0].class: expected a class name (a required field); found no value",
             .missingField),
         BadManifest(
-            p0 + [.key("interface")], "vtable", "$.performers[0].interface: expected one of entry, functions; found \"vtable\"",
+            p0 + [.key("interface")], "vtable",
+            "$.performers[0].interface: expected one of entry, functions; found \"vtable\"",
             .invalidValue),
         BadManifest(
             p0 + [.key("capabilities")], ["frames", "sparkles"],
@@ -94,10 +110,13 @@ private let fieldsPath = "$.performers[0].plans[0].fields"
             p0 + [.key("functions")], ["create": "a", "destroy": "b"],
             "$.performers[0].functions: expected no \"functions\" for an \"entry\" performer (it is reached through motion_plugin_entry); found an object. To fix, remove it or set \"interface\": \"functions\"",
             .invalidValue),
-        BadManifest(p0 + [.key("plans")], [], "$.performers[0].plans: expected at least one plan; found an empty array", .invalidValue),
+        BadManifest(
+            p0 + [.key("plans")], [], "$.performers[0].plans: expected at least one plan; found an empty array",
+            .invalidValue),
         BadManifest(
             plan0 + [.key("type")], nil,
-            "$.performers[0].plans[0].type: expected a plan type name (a required field); found no value", .missingField),
+            "$.performers[0].plans[0].type: expected a plan type name (a required field); found no value", .missingField
+        ),
         BadManifest(
             p0 + [.key("plans"), .index(1), .key("type")], "Tween",
             "$.performers[0].plans[1].type: expected a plan type not declared earlier in this manifest; found \"Tween\" again (first at $.performers[0].plans[0].type)",
@@ -107,7 +126,8 @@ private let fieldsPath = "$.performers[0].plans[0].fields"
             "$.performers[0].plans[0].call: expected no \"call\" in a plan of an \"entry\" performer (its plans reach add_plan as JSON); found an object",
             .invalidValue),
         BadManifest(
-            plan0 + [.key("fields")], ["name": "x"], "$.performers[0].plans[0].fields: expected an array of fields; found an object",
+            plan0 + [.key("fields")], ["name": "x"],
+            "$.performers[0].plans[0].fields: expected an array of fields; found an object",
             .wrongType),
         BadManifest(
             field(2, "type"), "float",
@@ -124,29 +144,36 @@ private let fieldsPath = "$.performers[0].plans[0].fields"
             field(1, "name"), "property",
             "\(fieldsPath)[1].name: expected a field name not used earlier in this plan; found \"property\" again (first at fields[0])",
             .duplicate),
-        BadManifest(field(0, "required"), "yes", "\(fieldsPath)[0].required: expected true or false; found \"yes\"", .wrongType),
+        BadManifest(
+            field(0, "required"), "yes", "\(fieldsPath)[0].required: expected true or false; found \"yes\"", .wrongType),
         BadManifest(field(2, "unit"), 1, "\(fieldsPath)[2].unit: expected a string; found 1", .wrongType),
         BadManifest(
             field(2, "default"), "slow", "\(fieldsPath)[2].default: expected a number in 0...3600 (s); found \"slow\"",
             .invalidValue),
-        BadManifest(field(2, "default"), -1, "\(fieldsPath)[2].default: expected a number in 0...3600 (s); found -1", .invalidValue),
+        BadManifest(
+            field(2, "default"), -1, "\(fieldsPath)[2].default: expected a number in 0...3600 (s); found -1",
+            .invalidValue),
         BadManifest(
             field(3, "default"), "bounce",
             "\(fieldsPath)[3].default: expected one of \"linear\", \"easeIn\", \"easeOut\", \"easeInOut\"; found \"bounce\"",
             .invalidValue),
-        BadManifest(field(4, "default"), 1.5, "\(fieldsPath)[4].default: expected an integer in 1...100; found 1.5", .invalidValue),
+        BadManifest(
+            field(4, "default"), 1.5, "\(fieldsPath)[4].default: expected an integer in 1...100; found 1.5",
+            .invalidValue),
         BadManifest(
             field(0, "default"), "x",
             "\(fieldsPath)[0].default: expected no default on a required field (a plan always gives it); found \"x\". To fix, remove \"default\" or \"required\"",
             .invalidValue),
         BadManifest(field(2, "minimum"), "0", "\(fieldsPath)[2].minimum: expected a number; found \"0\"", .wrongType),
         BadManifest(
-            field(2, "maximum"), -5, "\(fieldsPath)[2].maximum: expected a maximum >= the minimum 0; found -5", .invalidValue),
+            field(2, "maximum"), -5, "\(fieldsPath)[2].maximum: expected a maximum >= the minimum 0; found -5",
+            .invalidValue),
         BadManifest(
             field(0, "minimum"), 0,
             "\(fieldsPath)[0].minimum: expected minimum only on a number, integer or vector field; found it on a string field",
             .invalidValue),
-        BadManifest(field(1, "minItems"), 0, "\(fieldsPath)[1].minItems: expected an integer >= 1; found 0", .invalidValue),
+        BadManifest(
+            field(1, "minItems"), 0, "\(fieldsPath)[1].minItems: expected an integer >= 1; found 0", .invalidValue),
         BadManifest(field(1, "maxItems"), 2.5, "\(fieldsPath)[1].maxItems: expected an integer; found 2.5", .wrongType),
         BadManifest(
             field(2, "minItems"), 1,
@@ -156,7 +183,8 @@ private let fieldsPath = "$.performers[0].plans[0].fields"
             field(3, "enum"), ["linear", 2],
             "\(fieldsPath)[3].enum[1]: expected a string (the field's type); found 2", .invalidValue),
         BadManifest(
-            field(3, "enum"), ["linear", "linear"], "\(fieldsPath)[3].enum[1]: expected each allowed value once; found \"linear\" again",
+            field(3, "enum"), ["linear", "linear"],
+            "\(fieldsPath)[3].enum[1]: expected each allowed value once; found \"linear\" again",
             .duplicate),
         BadManifest(
             field(1, "enum"), [1],
@@ -180,7 +208,8 @@ private let fieldsPath = "$.performers[0].plans[0].fields"
             .missingField),
         BadManifest(
             p0 + [.key("functions"), .key("destroy")], nil,
-            "$.performers[0].functions.destroy: expected a C symbol name (a required field); found no value", .missingField),
+            "$.performers[0].functions.destroy: expected a C symbol name (a required field); found no value",
+            .missingField),
         BadManifest(
             p0 + [.key("functions"), .key("create")], "blink-create",
             "$.performers[0].functions.create: expected a C symbol name ([A-Za-z_][A-Za-z0-9_]*); found \"blink-create\"",
@@ -191,7 +220,8 @@ private let fieldsPath = "$.performers[0].plans[0].fields"
             .missingField),
         BadManifest(
             plan0 + [.key("call"), .key("symbol")], nil,
-            "$.performers[0].plans[0].call.symbol: expected a C symbol name (a required field); found no value", .missingField),
+            "$.performers[0].plans[0].call.symbol: expected a C symbol name (a required field); found no value",
+            .missingField),
         BadManifest(
             plan0 + [.key("call"), .key("arguments"), .index(0), .key("field")], "perod",
             "$.performers[0].plans[0].call.arguments[0].field: expected the name of a field of plan type \"Blink\" (period, count, visible, label); found \"perod\" (did you mean \"period\"?)",
@@ -289,14 +319,16 @@ private let fieldsPath = "$.performers[0].plans[0].fields"
         #expect(error.code == .unreadable)
         #expect(
             error.description
-                == "\(file.relativePath): cannot read the manifest: No such file or directory. To fix, check the path and its permissions")
+                == "\(file.relativePath): cannot read the manifest: No such file or directory. To fix, check the path and its permissions"
+        )
     }
 
     @Test func validManifestDecodesEveryField() throws {
         let folder = TemporaryFolder()
         let manifest = try PluginManifest.load(
             contentsOf: folder.write(
-                "t.json", Fixtures.tweenManifest().setting([.key("sha256")], to: .string(String(repeating: "AB", count: 32)))))
+                "t.json",
+                Fixtures.tweenManifest().setting([.key("sha256")], to: .string(String(repeating: "AB", count: 32)))))
         #expect(manifest.id == "org.example.tween")
         #expect(manifest.abiVersion == ABIVersion(major: 1, minor: 0))
         #expect(manifest.sha256 == String(repeating: "ab", count: 32))
@@ -334,7 +366,8 @@ private let fieldsPath = "$.performers[0].plans[0].fields"
 
     @Test(arguments: [
         ("org.motion.tweenkit", true), ("com.example.my-plugin", true), ("a.b", true), ("tweenkit", false),
-        ("org..x", false), (".org.x", false), ("org.x.", false), ("1org.x", false), ("org.-x", false), ("org.x y", false),
+        ("org..x", false), (".org.x", false), ("org.x.", false), ("1org.x", false), ("org.-x", false),
+        ("org.x y", false),
     ])
     func reverseDNSIDs(_ id: String, _ valid: Bool) {
         #expect(ManifestDecoder.isReverseDNS(id) == valid)

@@ -14,9 +14,12 @@ final class TemporaryFolder {
 
     init() {
         var template = Array((NSTemporaryDirectory() + "/motionhost-test-XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        let made = template.withUnsafeMutableBufferPointer { buffer -> String? in
+            guard let path = mkdtemp(buffer.baseAddress!) else { return nil }
+            return String(cString: path)
+        }
         precondition(made != nil, "mkdtemp failed")
-        url = URL(fileURLWithPath: String(cString: template), isDirectory: true).standardizedFileURL
+        url = URL(fileURLWithPath: made!, isDirectory: true).standardizedFileURL
     }
 
     deinit {
@@ -40,7 +43,8 @@ final class TemporaryFolder {
     @discardableResult
     func write(_ name: String, _ text: String) -> URL {
         let file = url.appendingPathComponent(name)
-        try! FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try! FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try! Data(text.utf8).write(to: file)
         chmod(file.path, 0o644)
         return file
@@ -175,7 +179,8 @@ enum Fixtures {
 
     /// The Tween plan declaration, decoded from ``tweenManifest``.
     static let tweenDeclaration: PlanManifest = {
-        let manifest = try! PluginManifest.decode(Data(text(tweenManifest()).utf8), url: URL(fileURLWithPath: "/t.json"))
+        let manifest = try! PluginManifest.decode(
+            Data(text(tweenManifest()).utf8), url: URL(fileURLWithPath: "/t.json"))
         return manifest.performers[0].plans[0]
     }()
 

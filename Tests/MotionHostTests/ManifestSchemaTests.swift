@@ -42,6 +42,8 @@ import Testing
     @Test func hostConfigurationSchemaDeclaresTheDecodersFields() throws {
         let s = try schema("host-configuration.schema.json")
         #expect(
-            keys(s) == ["configurationVersion", "searchPaths", "libraryPaths", "disabledPlugins", "planTypeOwners", "pins"])
+            keys(s) == [
+                "configurationVersion", "searchPaths", "libraryPaths", "disabledPlugins", "planTypeOwners", "pins",
+            ])
     }
 }

@@ -32,7 +32,8 @@ private func with(_ changes: [String: JSONValue?]) -> [String: JSONValue] {
 
     static let badPlans: [BadPlan] = [
         BadPlan(
-            with(["duration": -1]), "plan type \"Tween\": field \"duration\": expected a number in 0...3600 (s), found -1",
+            with(["duration": -1]),
+            "plan type \"Tween\": field \"duration\": expected a number in 0...3600 (s), found -1",
             .outOfRange),
         BadPlan(
             with(["duration": 4000.5]),
@@ -50,7 +51,8 @@ private func with(_ changes: [String: JSONValue?]) -> [String: JSONValue] {
             with(["repeats": 0]), "plan type \"Tween\": field \"repeats\": expected an integer in 1...100, found 0",
             .outOfRange),
         BadPlan(
-            with(["repeats": "3"]), "plan type \"Tween\": field \"repeats\": expected an integer in 1...100, found \"3\"",
+            with(["repeats": "3"]),
+            "plan type \"Tween\": field \"repeats\": expected an integer in 1...100, found \"3\"",
             .wrongType),
         BadPlan(
             with(["property": 3]), "plan type \"Tween\": field \"property\": expected a string, found 3", .wrongType),
@@ -67,12 +69,15 @@ private func with(_ changes: [String: JSONValue?]) -> [String: JSONValue] {
             .wrongItemCount),
         BadPlan(
             with(["to": [1, 2, 3, 4, 5]]),
-            "plan type \"Tween\": field \"to\": expected a vector of 1...4 numbers, found [1, 2, 3, 4, 5]", .wrongItemCount),
+            "plan type \"Tween\": field \"to\": expected a vector of 1...4 numbers, found [1, 2, 3, 4, 5]",
+            .wrongItemCount),
         BadPlan(
-            with(["to": [1, "2"]]), "plan type \"Tween\": field \"to\": expected a vector of 1...4 numbers, found [1, \"2\"]",
+            with(["to": [1, "2"]]),
+            "plan type \"Tween\": field \"to\": expected a vector of 1...4 numbers, found [1, \"2\"]",
             .wrongType),
         BadPlan(
-            with(["to": 1]), "plan type \"Tween\": field \"to\": expected a vector of 1...4 numbers, found 1", .wrongType),
+            with(["to": 1]), "plan type \"Tween\": field \"to\": expected a vector of 1...4 numbers, found 1",
+            .wrongType),
         BadPlan(
             with(["transaction": [1]]), "plan type \"Tween\": field \"transaction\": expected an object, found [1]",
             .wrongType),
@@ -114,7 +119,9 @@ private func with(_ changes: [String: JSONValue?]) -> [String: JSONValue] {
 
     @Test func givenFieldsAreKeptOverDefaults() throws {
         let plan = try tween.validate(
-            Plan(type: "Tween", fields: ["property": "x", "to": [1, 2], "duration": 2, "timing": "linear", "repeats": 3]))
+            Plan(
+                type: "Tween",
+                fields: ["property": "x", "to": [1, 2], "duration": 2, "timing": "linear", "repeats": 3]))
         #expect(plan["duration"] == 2)
         #expect(plan["timing"] == "linear")
         #expect(plan["repeats"] == 3)
@@ -122,7 +129,8 @@ private func with(_ changes: [String: JSONValue?]) -> [String: JSONValue] {
 
     @Test func completePlanIsReturnedUnchanged() throws {
         let fields: [String: JSONValue] = [
-            "property": "x", "to": [1], "duration": 1, "timing": "easeIn", "repeats": 2, "transaction": ["operations": []],
+            "property": "x", "to": [1], "duration": 1, "timing": "easeIn", "repeats": 2,
+            "transaction": ["operations": []],
         ]
         let plan = try tween.validate(Plan(type: "Tween", fields: fields))
         #expect(plan.fields == fields)
@@ -135,21 +143,29 @@ private func with(_ changes: [String: JSONValue?]) -> [String: JSONValue] {
         let error = try #require(throws: PlanValidationError.self) {
             try declaration.validate(Plan(type: "Tint", fields: ["color": [0, 2, 1]]))
         }
-        #expect(error.description == "plan type \"Tint\": field \"color\": expected a vector of 3...4 numbers each in 0...1, found [0, 2, 1]")
+        #expect(
+            error.description
+                == "plan type \"Tint\": field \"color\": expected a vector of 3...4 numbers each in 0...1, found [0, 2, 1]"
+        )
         #expect(error.code == .outOfRange)
     }
 
     @Test func arrayFieldChecksItemCountOnly() throws {
         let declaration = PlanManifest(type: "Path", fields: [FieldManifest(name: "points", type: .array, minItems: 2)])
-        #expect(throws: Never.self) { try declaration.validate(Plan(type: "Path", fields: ["points": [[0, 0], "x"]])) }
+        #expect(throws: Never.self) {
+            try declaration.validate(Plan(type: "Path", fields: ["points": [[0, 0], "x"]]))
+        }
         let error = try #require(throws: PlanValidationError.self) {
             try declaration.validate(Plan(type: "Path", fields: ["points": [1]]))
         }
-        #expect(error.description == "plan type \"Path\": field \"points\": expected an array of at least 2 items, found [1]")
+        #expect(
+            error.description
+                == "plan type \"Path\": field \"points\": expected an array of at least 2 items, found [1]")
     }
 
     @Test func booleanField() throws {
-        let declaration = PlanManifest(type: "Show", fields: [FieldManifest(name: "visible", type: .boolean, required: true)])
+        let declaration = PlanManifest(
+            type: "Show", fields: [FieldManifest(name: "visible", type: .boolean, required: true)])
         #expect(throws: Never.self) { try declaration.validate(Plan(type: "Show", fields: ["visible": false])) }
         let error = try #require(throws: PlanValidationError.self) {
             try declaration.validate(Plan(type: "Show", fields: ["visible": 0]))

@@ -49,7 +49,9 @@ private typealias AnswerFunction = @convention(c) () -> Int32
         let plugin = PluginFolder()
         let manifest = try plugin.manifest()
         let library = try LibraryLoader().load(manifest)
-        let error = try #require(throws: PluginError.self) { try library.requiredSymbol("motion_plugin_entry", for: manifest) }
+        let error = try #require(throws: PluginError.self) {
+            try library.requiredSymbol("motion_plugin_entry", for: manifest)
+        }
         #expect(error.code == .missingSymbol)
         #expect(
             error.description
@@ -100,14 +102,15 @@ private typealias AnswerFunction = @convention(c) () -> Int32
         )
     }
 
-    @Test func otherWritableFolderIsRefused() throws {
+    @Test(arguments: [0o775 as mode_t, 0o757, 0o777])
+    func folderWritableByGroupOrOthersIsRefused(_ mode: mode_t) throws {
         let plugin = PluginFolder()
-        chmod(plugin.folder.path, 0o757)
+        chmod(plugin.folder.path, mode)
         let error = try #require(throws: PluginError.self) { try LibraryLoader().load(try plugin.manifest()) }
         #expect(error.code == .insecurePermissions)
         #expect(
             error.message
-                == "the folder \(plugin.folder.path) is writable by group or others (mode 0757); it was not loaded. To fix, run chmod go-w \(plugin.folder.path)"
+                == "the folder \(plugin.folder.path) is writable by group or others (mode 0\(String(mode, radix: 8))); it was not loaded. To fix, run chmod go-w \(plugin.folder.path)"
         )
     }
 

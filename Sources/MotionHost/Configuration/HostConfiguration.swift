@@ -127,7 +127,9 @@ public struct HostConfiguration: Sendable, Hashable {
                     let path = try r.nonEmptyString(node, expected: "a folder path")
                     if path.hasPrefix("~") {
                         throw r.fail(
-                            .invalidValue, "expected an absolute path or one relative to the configuration's folder (\"~\" is not expanded); found \(node.found)")
+                            .invalidValue,
+                            "expected an absolute path or one relative to the configuration's folder (\"~\" is not expanded); found \(node.found)"
+                        )
                     }
                     return path.hasPrefix("/")
                         ? URL(fileURLWithPath: path, isDirectory: true)
@@ -157,19 +159,22 @@ public struct HostConfiguration: Sendable, Hashable {
             } ?? [:]
         let pins =
             try r.optional(root, "pins") { (node) throws(ManifestError) -> [String: String] in
-                let object = try r.object(node, expected: "an object mapping library file names or plugin ids to SHA-256")
+                let object = try r.object(
+                    node, expected: "an object mapping library file names or plugin ids to SHA-256")
                 var pins: [String: String] = [:]
                 for key in object.keys.sorted() {
                     pins[key] = try r.at(.key(key)) { () throws(ManifestError) -> String in
                         if key.isEmpty || key.contains("/") {
                             throw r.fail(
                                 .invalidValue,
-                                "expected a library file name (no \"/\") or a plugin id as the key; found \(JSONText.quoted(key))")
+                                "expected a library file name (no \"/\") or a plugin id as the key; found \(JSONText.quoted(key))"
+                            )
                         }
                         let node = JSONNode(object[key]!)
                         let hex = try r.string(node, expected: "64 hexadecimal digits")
                         guard hex.utf8.count == 64, hex.utf8.allSatisfy(ManifestDecoder.isHexDigit) else {
-                            throw r.fail(.invalidValue, "expected a SHA-256 of 64 hexadecimal digits; found \(node.found)")
+                            throw r.fail(
+                                .invalidValue, "expected a SHA-256 of 64 hexadecimal digits; found \(node.found)")
                         }
                         return hex.lowercased()
                     }
@@ -184,7 +189,8 @@ public struct HostConfiguration: Sendable, Hashable {
     private static func pluginID(_ node: JSONNode, _ r: JSONDocumentReader) throws(ManifestError) -> String {
         let id = try r.string(node, expected: "a plugin id")
         guard ManifestDecoder.isReverseDNS(id) else {
-            throw r.fail(.invalidValue, "expected a reverse-DNS plugin id such as \"org.example.myplugin\"; found \(node.found)")
+            throw r.fail(
+                .invalidValue, "expected a reverse-DNS plugin id such as \"org.example.myplugin\"; found \(node.found)")
         }
         return id
     }

@@ -133,6 +133,8 @@ final class CacheSession: @unchecked Sendable {
             writer.u32(UInt32(entry.bytes.count))
             writer.bytes += entry.bytes
         }
+        let checksum = writer.bytes.withUnsafeBytes { CacheFormat.checksum($0) }
+        writer.u64(checksum)
         let path = url.path
         do {
             try system_makeDirectories(directoryName(of: path))
@@ -156,7 +158,7 @@ final class CacheSession: @unchecked Sendable {
 }
 
 /// The cache file's binary layout (little-endian): magic, format version, entry count, then per entry
-/// path, status key, and the manifest's fields. Bump ``version`` whenever the layout or the manifest
+/// path, status key, and the manifest's fields; last, a checksum of all that. Bump ``version`` whenever the layout or the manifest
 /// validation rules change, so that old caches are ignored.
 enum CacheFormat {
     static let version: UInt32 = 1
@@ -177,9 +179,15 @@ enum CacheFormat {
             if n <= 0 { return nil }
             count += n
         }
-        let entries = bytes.withUnsafeBytes { buffer -> [String: CacheSession.Stored]? in
+        let entries = bytes.withUnsafeBytes { file -> [String: CacheSession.Stored]? in
+            // The last 8 bytes are a checksum of everything before them: a damaged cache is ignored.
+            guard file.count >= 8 else { return nil }
+            let buffer = UnsafeRawBufferPointer(rebasing: file[..<(file.count - 8)])
+            let stored = UInt64(littleEndian: file.loadUnaligned(fromByteOffset: file.count - 8, as: UInt64.self))
+            guard checksum(buffer) == stored else { return nil }
             var reader = Reader(buffer)
-            guard reader.take(magic.count).map(Array.init) == magic, reader.u32() == version, let n = reader.u32() else {
+            guard reader.take(magic.count).map(Array.init) == magic, reader.u32() == version, let n = reader.u32()
+            else {
                 return nil
             }
             var entries: [String: CacheSession.Stored] = [:]
@@ -194,6 +202,26 @@ enum CacheFormat {
         }
         guard let entries else { return nil }
         return (bytes, entries)
+    }
+
+    /// A 64-bit checksum of the cache's contents. Each step is a bijection of the running value for a
+    /// given word and of the word for a given value, so any single changed byte changes the result.
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+        var i = 0
+        while i + 8 <= bytes.count {
+            h =
+                (h ^ UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+                &* 0xFF51_AFD7_ED55_8CCD
+            h ^= h >> 32
+            i += 8
+        }
+        while i < bytes.count {
+            h = (h ^ UInt64(bytes[i])) &* 0x0000_0100_0000_01B3
+            h ^= h >> 32
+            i += 1
+        }
+        return h
     }
 
     struct Writer {

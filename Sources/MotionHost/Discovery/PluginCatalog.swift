@@ -264,7 +264,9 @@ public struct PluginCatalog: Sendable {
                 continue
             }
             let first = locations[0]
-            let others = locations.dropFirst().map { "\(plugins[$0.plugin].url.relativePath) (\(plugins[$0.plugin].id), \(path($0)))" }
+            let others = locations.dropFirst().map {
+                "\(plugins[$0.plugin].url.relativePath) (\(plugins[$0.plugin].id), \(path($0)))"
+            }
             let error = ManifestError(
                 code: .conflict, file: plugins[first.plugin].url, jsonPath: path(first),
                 message:

@@ -62,9 +62,12 @@ public struct PluginSearchPath: Sendable, Hashable {
         entries += configuration.searchPaths.map { Entry(url: $0, origin: .configuration) }
         if includeStandardFolders {
             let data = XDG.directory("XDG_DATA_HOME", default: ".local/share", environment: environment)
-            entries.append(Entry(url: URL(fileURLWithPath: data + "/motion/plugins", isDirectory: true), origin: .userData))
-            entries.append(Entry(url: URL(fileURLWithPath: "/usr/local/lib/motion/plugins", isDirectory: true), origin: .system))
-            entries.append(Entry(url: URL(fileURLWithPath: "/usr/lib/motion/plugins", isDirectory: true), origin: .system))
+            entries.append(
+                Entry(url: URL(fileURLWithPath: data + "/motion/plugins", isDirectory: true), origin: .userData))
+            entries.append(
+                Entry(url: URL(fileURLWithPath: "/usr/local/lib/motion/plugins", isDirectory: true), origin: .system))
+            entries.append(
+                Entry(url: URL(fileURLWithPath: "/usr/lib/motion/plugins", isDirectory: true), origin: .system))
         }
         self.init(entries: entries)
     }

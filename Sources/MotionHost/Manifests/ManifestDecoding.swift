@@ -69,7 +69,8 @@ struct ManifestDecoder {
         let id = try r.required(root, "id", expected: "a reverse-DNS id string") { (node) throws(ManifestError) in
             let id = try r.string(node, expected: "a reverse-DNS id string")
             guard Self.isReverseDNS(id) else {
-                throw r.fail(.invalidValue, "expected a reverse-DNS id such as \"org.example.myplugin\"; found \(node.found)")
+                throw r.fail(
+                    .invalidValue, "expected a reverse-DNS id such as \"org.example.myplugin\"; found \(node.found)")
             }
             return id
         }
@@ -80,7 +81,9 @@ struct ManifestDecoder {
             (node) throws(ManifestError) in
             let v = try r.string(node, expected: "a version string")
             guard Self.isSemanticVersion(v) else {
-                throw r.fail(.invalidValue, "expected a version such as \"1.0.0\" (MAJOR[.MINOR[.PATCH]][-pre][+build]); found \(node.found)")
+                throw r.fail(
+                    .invalidValue,
+                    "expected a version such as \"1.0.0\" (MAJOR[.MINOR[.PATCH]][-pre][+build]); found \(node.found)")
             }
             return v
         }
@@ -97,7 +100,10 @@ struct ManifestDecoder {
             (node) throws(ManifestError) in
             let path = try r.string(node, expected: "a library file name or relative path")
             if let problem = Self.libraryPathProblem(path) {
-                throw r.fail(.invalidValue, "expected a file name or a relative path inside the manifest's folder; found \(node.found), which \(problem)")
+                throw r.fail(
+                    .invalidValue,
+                    "expected a file name or a relative path inside the manifest's folder; found \(node.found), which \(problem)"
+                )
             }
             return path
         }
@@ -112,7 +118,9 @@ struct ManifestDecoder {
         let performers = try r.required(root, "performers", expected: "an array of performers") {
             (node) throws(ManifestError) in
             let items = try r.array(node, expected: "an array of performers")
-            guard !items.isEmpty else { throw r.fail(.invalidValue, "expected at least one performer; found an empty array") }
+            guard !items.isEmpty else {
+                throw r.fail(.invalidValue, "expected at least one performer; found an empty array")
+            }
             return try r.elements(items) { (_, node) throws(ManifestError) in try performer(node) }
         }
         try checkUniqueness(performers)
@@ -163,7 +171,9 @@ struct ManifestDecoder {
         }
         let plans = try r.required(object, "plans", expected: "an array of plans") { (node) throws(ManifestError) in
             let items = try r.array(node, expected: "an array of plans")
-            guard !items.isEmpty else { throw r.fail(.invalidValue, "expected at least one plan; found an empty array") }
+            guard !items.isEmpty else {
+                throw r.fail(.invalidValue, "expected at least one plan; found an empty array")
+            }
             return try r.elements(items) { (_, node) throws(ManifestError) in try plan(node, interface: interface) }
         }
         return PerformerManifest(
@@ -231,7 +241,8 @@ struct ManifestDecoder {
             try r.at(.key("call")) { () throws(ManifestError) in
                 throw r.fail(
                     .missingField,
-                    "expected a call {\"symbol\", \"arguments\"} for each plan of a \"functions\" performer; found no value")
+                    "expected a call {\"symbol\", \"arguments\"} for each plan of a \"functions\" performer; found no value"
+                )
             }
         }
         return PlanManifest(type: type, summary: summary, fields: fields, call: call)
@@ -244,7 +255,8 @@ struct ManifestDecoder {
         let name = try r.required(object, "name", expected: "a field name") { (node) throws(ManifestError) in
             let name = try r.nonEmptyString(node, expected: "a non-empty field name")
             guard name != "type" else {
-                throw r.fail(.invalidValue, "expected a field name other than \"type\" (it holds the plan type); found \"type\"")
+                throw r.fail(
+                    .invalidValue, "expected a field name other than \"type\" (it holds the plan type); found \"type\"")
             }
             return name
         }
@@ -261,7 +273,8 @@ struct ManifestDecoder {
         let maximum = try r.optional(object, "maximum") { (node) throws(ManifestError) in
             let value = try rangeBound(node, applies: numeric, type: type, key: "maximum")
             if let minimum, value < minimum {
-                throw r.fail(.invalidValue, "expected a maximum >= the minimum \(JSONText.number(minimum)); found \(node.found)")
+                throw r.fail(
+                    .invalidValue, "expected a maximum >= the minimum \(JSONText.number(minimum)); found \(node.found)")
             }
             return value
         }
@@ -270,7 +283,8 @@ struct ManifestDecoder {
             try itemCount(node, applies: sized, type: type, key: "minItems", atLeast: type == .vector ? 1 : 0)
         }
         let maxItems = try r.optional(object, "maxItems") { (node) throws(ManifestError) in
-            let value = try itemCount(node, applies: sized, type: type, key: "maxItems", atLeast: max(minItems ?? 0, type == .vector ? 1 : 0))
+            let value = try itemCount(
+                node, applies: sized, type: type, key: "maxItems", atLeast: max(minItems ?? 0, type == .vector ? 1 : 0))
             return value
         }
         let enumValues = try r.optional(object, "enum") { (node) throws(ManifestError) in
@@ -297,10 +311,13 @@ struct ManifestDecoder {
             enumValues: enumValues, required: required, summary: summary, minItems: minItems, maxItems: maxItems)
     }
 
-    private func rangeBound(_ node: JSONNode, applies: Bool, type: FieldType, key: String) throws(ManifestError) -> Double {
+    private func rangeBound(_ node: JSONNode, applies: Bool, type: FieldType, key: String) throws(ManifestError)
+        -> Double
+    {
         guard applies else {
             throw reader.fail(
-                .invalidValue, "expected \(key) only on a number, integer or vector field; found it on a \(type.rawValue) field")
+                .invalidValue,
+                "expected \(key) only on a number, integer or vector field; found it on a \(type.rawValue) field")
         }
         return try reader.number(node)
     }
@@ -309,7 +326,8 @@ struct ManifestDecoder {
         _ node: JSONNode, applies: Bool, type: FieldType, key: String, atLeast low: Int
     ) throws(ManifestError) -> Int {
         guard applies else {
-            throw reader.fail(.invalidValue, "expected \(key) only on a vector or array field; found it on a \(type.rawValue) field")
+            throw reader.fail(
+                .invalidValue, "expected \(key) only on a vector or array field; found it on a \(type.rawValue) field")
         }
         return try reader.integer(node, atLeast: low)
     }
@@ -319,10 +337,14 @@ struct ManifestDecoder {
     ) throws(ManifestError) -> [JSONValue] {
         let r = reader
         guard type == .string || type == .number || type == .integer else {
-            throw r.fail(.invalidValue, "expected enum only on a string, number or integer field; found it on a \(type.rawValue) field")
+            throw r.fail(
+                .invalidValue,
+                "expected enum only on a string, number or integer field; found it on a \(type.rawValue) field")
         }
         let items = try r.array(node, expected: "an array of allowed values")
-        guard !items.isEmpty else { throw r.fail(.invalidValue, "expected at least one allowed value; found an empty array") }
+        guard !items.isEmpty else {
+            throw r.fail(.invalidValue, "expected at least one allowed value; found an empty array")
+        }
         let probe = FieldManifest(name: "", type: type, minimum: minimum, maximum: maximum)
         var seen: Set<JSONValue> = []
         return try r.elements(items) { (_, node) throws(ManifestError) in
@@ -377,7 +399,8 @@ struct ManifestDecoder {
                 let ctype = try r.required(object, "type", expected: "a C type") { (node) throws(ManifestError) in
                     let ctype = try r.choice(node, CType.self)
                     guard ctype.acceptedFieldTypes.contains(field.type) else {
-                        let fitting = CType.allCases.filter { $0.acceptedFieldTypes.contains(field.type) }.map(\.rawValue)
+                        let fitting = CType.allCases.filter { $0.acceptedFieldTypes.contains(field.type) }.map(
+                            \.rawValue)
                         let expected =
                             fitting.isEmpty
                             ? "no C type: \(field.type.phrase) field cannot be passed to a C function"
@@ -444,7 +467,9 @@ struct ManifestDecoder {
             guard let first = label.first, let last = label.last, label.count <= 63 else { return false }
             guard isAlnum(first), isAlnum(last) else { return false }
             if i == 0 && !isLetter(first) { return false }
-            guard label.allSatisfy({ isAlnum($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else { return false }
+            guard label.allSatisfy({ isAlnum($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else {
+                return false
+            }
         }
         return true
     }
@@ -480,7 +505,9 @@ struct ManifestDecoder {
 
     /// C identifiers: `[A-Za-z_][A-Za-z0-9_]*`.
     static func isCIdentifier(_ s: String) -> Bool {
-        guard let first = s.utf8.first, !(first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { return false }
+        guard let first = s.utf8.first, !(first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else {
+            return false
+        }
         return s.utf8.allSatisfy { isAlnum($0) || $0 == UInt8(ascii: "_") }
     }
 

@@ -202,14 +202,18 @@ extension FieldManifest {
             switch type {
             case .vector:
                 let r = itemRange
-                text = "a vector of " + (r.lowerBound == r.upperBound ? "\(r.lowerBound)" : "\(r.lowerBound)...\(r.upperBound)")
+                text =
+                    "a vector of "
+                    + (r.lowerBound == r.upperBound ? "\(r.lowerBound)" : "\(r.lowerBound)...\(r.upperBound)")
                 text += r.upperBound == 1 ? " number" : " numbers"
                 if minimum != nil || maximum != nil { text += " each" + rangePhrase }
             case .array:
                 text = "an array"
                 let r = itemRange
                 if r.lowerBound > 0 || r.upperBound != Int.max {
-                    text += r.upperBound == Int.max ? " of at least \(r.lowerBound) items" : " of \(r.lowerBound)...\(r.upperBound) items"
+                    text +=
+                        r.upperBound == Int.max
+                        ? " of at least \(r.lowerBound) items" : " of \(r.lowerBound)...\(r.upperBound) items"
                 }
             default:
                 text = type.phrase + rangePhrase

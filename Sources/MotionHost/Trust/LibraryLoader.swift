@@ -69,13 +69,15 @@ public struct LibraryLoader: Sendable {
         if let problem = ManifestDecoder.libraryPathProblem(manifest.library) {
             throw PluginError(
                 code: .pathEscape,
-                message: "the library path is refused: it must be a file name or a relative path inside the manifest's folder, but it \(problem)",
+                message:
+                    "the library path is refused: it must be a file name or a relative path inside the manifest's folder, but it \(problem)",
                 for: manifest)
         }
         let folders = libraryDirectories(for: manifest)
         var found: String?
         for folder in folders {
-            let candidate = folder.path.hasSuffix("/") ? folder.path + manifest.library : folder.path + "/" + manifest.library
+            let candidate =
+                folder.path.hasSuffix("/") ? folder.path + manifest.library : folder.path + "/" + manifest.library
             if (try? system_lstat(candidate)) != nil {
                 found = candidate
                 break
@@ -85,7 +87,8 @@ public struct LibraryLoader: Sendable {
             let places = folders.map(\.path).joined(separator: ", ")
             throw PluginError(
                 code: .libraryNotFound,
-                message: "the library file was not found; looked in \(places). To fix, build or install it next to the manifest, or add its folder to the host configuration's libraryPaths",
+                message:
+                    "the library file was not found; looked in \(places). To fix, build or install it next to the manifest, or add its folder to the host configuration's libraryPaths",
                 for: manifest)
         }
         let resolved: String
@@ -94,7 +97,8 @@ public struct LibraryLoader: Sendable {
         } catch {
             throw PluginError(
                 code: .libraryNotFound,
-                message: "\(candidate) cannot be resolved (\(error)); it may be a dangling symbolic link. To fix, point it at the built library",
+                message:
+                    "\(candidate) cannot be resolved (\(error)); it may be a dangling symbolic link. To fix, point it at the built library",
                 for: manifest, underlying: error)
         }
         let roots = folders.compactMap { try? system_realpath($0.path) }
@@ -105,7 +109,8 @@ public struct LibraryLoader: Sendable {
         guard inside else {
             throw PluginError(
                 code: .pathEscape,
-                message: "\(candidate) resolves to \(resolved), outside the manifest's folder and the library folders (\(roots.joined(separator: ", "))); a symbolic link must not lead out of them. To fix, copy the library into one of them or add its real folder to the host configuration's libraryPaths",
+                message:
+                    "\(candidate) resolves to \(resolved), outside the manifest's folder and the library folders (\(roots.joined(separator: ", "))); a symbolic link must not lead out of them. To fix, copy the library into one of them or add its real folder to the host configuration's libraryPaths",
                 for: manifest)
         }
         return resolved
@@ -135,14 +140,17 @@ public struct LibraryLoader: Sendable {
         do {
             status = try system_fstat(fd)
         } catch {
-            throw PluginError(code: .unreadable, message: "\(path) cannot be examined: \(error)", for: manifest, underlying: error)
+            throw PluginError(
+                code: .unreadable, message: "\(path) cannot be examined: \(error)", for: manifest, underlying: error)
         }
         try checkTrust(status, path: path, what: "", manifest: manifest)
         let folder = directoryName(of: path)
         do {
             try checkTrust(try system_stat(folder), path: folder, what: "folder ", manifest: manifest)
         } catch let error as Errno {
-            throw PluginError(code: .unreadable, message: "its folder \(folder) cannot be examined: \(error)", for: manifest, underlying: error)
+            throw PluginError(
+                code: .unreadable, message: "its folder \(folder) cannot be examined: \(error)", for: manifest,
+                underlying: error)
         } catch let error as PluginError {
             throw error
         } catch {
@@ -174,7 +182,8 @@ public struct LibraryLoader: Sendable {
                 for pin in pins where pin.sha256 != digest {
                     throw PluginError(
                         code: .hashMismatch,
-                        message: "\(path) has SHA-256 \(digest!), but \(pin.source) expects \(pin.sha256). The file is corrupt or was replaced; it was not loaded. To fix, reinstall the plugin or, if this build is trusted, update the pin",
+                        message:
+                            "\(path) has SHA-256 \(digest!), but \(pin.source) expects \(pin.sha256). The file is corrupt or was replaced; it was not loaded. To fix, reinstall the plugin or, if this build is trusted, update the pin",
                         for: manifest)
                 }
             }
@@ -185,7 +194,8 @@ public struct LibraryLoader: Sendable {
             case .failure(let error):
                 throw PluginError(
                     code: .loadFailed,
-                    message: "dlopen of \(path) failed: \(error.text). To fix, rebuild the library for this system (a missing dependency or an undefined symbol is named above)",
+                    message:
+                        "dlopen of \(path) failed: \(error.text). To fix, rebuild the library for this system (a missing dependency or an undefined symbol is named above)",
                     for: manifest, underlying: error)
             }
             keepOpen = true
@@ -195,7 +205,9 @@ public struct LibraryLoader: Sendable {
         }
     }
 
-    private func checkTrust(_ status: FileStatus, path: String, what: String, manifest: PluginManifest) throws(PluginError) {
+    private func checkTrust(_ status: FileStatus, path: String, what: String, manifest: PluginManifest)
+        throws(PluginError)
+    {
         if what.isEmpty && !status.isRegularFile {
             throw PluginError(code: .notARegularFile, message: "\(path) is not a regular file", for: manifest)
         }
@@ -203,13 +215,15 @@ public struct LibraryLoader: Sendable {
         if status.owner != me && status.owner != 0 {
             throw PluginError(
                 code: .wrongOwner,
-                message: "the \(what)\(path) is owned by user id \(status.owner), neither you (user id \(me)) nor root; it was not loaded. To fix, chown it to yourself or root",
+                message:
+                    "the \(what)\(path) is owned by user id \(status.owner), neither you (user id \(me)) nor root; it was not loaded. To fix, chown it to yourself or root",
                 for: manifest)
         }
         if status.isWritableByGroupOrOthers {
             throw PluginError(
                 code: .insecurePermissions,
-                message: "the \(what)\(path) is writable by group or others (mode 0\(String(status.permissions, radix: 8))); it was not loaded. To fix, run chmod go-w \(path)",
+                message:
+                    "the \(what)\(path) is writable by group or others (mode 0\(String(status.permissions, radix: 8))); it was not loaded. To fix, run chmod go-w \(path)",
                 for: manifest)
         }
     }
@@ -264,11 +278,14 @@ public final class LoadedLibrary: @unchecked Sendable {
     /// - Returns: Its address.
     /// - Throws: ``PluginError`` with ``PluginError/Code/missingSymbol`` naming the symbol, the manifest and
     ///   the library.
-    public func requiredSymbol(_ name: String, for manifest: PluginManifest) throws(PluginError) -> UnsafeMutableRawPointer {
+    public func requiredSymbol(_ name: String, for manifest: PluginManifest) throws(PluginError)
+        -> UnsafeMutableRawPointer
+    {
         if let address = symbol(name) { return address }
         throw PluginError(
             code: .missingSymbol,
-            message: "\(resolvedPath) does not export \(name). To fix, export it (extern \"C\", visibility default) or correct the manifest",
+            message:
+                "\(resolvedPath) does not export \(name). To fix, export it (extern \"C\", visibility default) or correct the manifest",
             for: manifest)
     }
 }

@@ -76,7 +76,8 @@ public struct PluginError: Error, CustomStringConvertible, @unchecked Sendable {
 
     /// A plugin error about a manifest's library.
     public init(code: Code, message: String, for manifest: PluginManifest, underlying: (any Error)? = nil) {
-        self.init(code: code, message: message, manifest: manifest.url, library: manifest.library, underlying: underlying)
+        self.init(
+            code: code, message: message, manifest: manifest.url, library: manifest.library, underlying: underlying)
     }
 
     /// One line: `MANIFEST: library "NAME": MESSAGE`.
