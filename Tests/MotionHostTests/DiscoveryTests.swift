@@ -65,6 +65,17 @@ import Testing
         #expect(catalog.problems.isEmpty)
     }
 
+    @Test func problemsShowPathsAsTheFolderWasGiven() throws {
+        let folder = TemporaryFolder()
+        folder.write("plugins/bad.json", Fixtures.tweenManifest().setting([.key("id")], to: "x"))
+        // A folder URL relative to a base (as "--plugin-path plugins" is to the current directory).
+        let relative = URL(fileURLWithPath: "plugins", relativeTo: folder.url)
+        let catalog = PluginCatalog.discover(searchPath: PluginSearchPath(directories: [relative]))
+        #expect(
+            catalog.problems.first?.description
+                == "plugins/bad.json: $.id: expected a reverse-DNS id such as \"org.example.myplugin\"; found \"x\"")
+    }
+
     @Test func entryGivesPluginPerformerAndPlan() throws {
         let folder = TemporaryFolder()
         folder.write("tween.json", Fixtures.tweenManifest())

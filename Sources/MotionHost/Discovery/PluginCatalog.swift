@@ -127,7 +127,9 @@ public struct PluginCatalog: Sendable {
             for (name, status) in entries.sorted(by: { $0.name < $1.name }) {
                 guard let status, status.isRegularFile else { continue }
                 let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
-                files.append((path, URL(fileURLWithPath: path, isDirectory: false), status))
+                // Relative to the folder's URL, so messages show a folder given as "manifests" as
+                // "manifests/tween.json".
+                files.append((path, entry.url.appendingPathComponent(name, isDirectory: false), status))
             }
         }
 
