@@ -21,7 +21,13 @@ let package = Package(
         .target(name: "MotionCore"),
 
         // MARK: Plugin host
-        .target(name: "MotionHost", dependencies: ["MotionCore", "CMotionABI", "CLibFFI"]),
+        // libcrypto (OpenSSL) for the SHA-256 of a plugin library before it is loaded.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "MotionHost", dependencies: ["MotionCore", "CMotionABI", "CLibFFI", "COpenSSL"]),
+        .testTarget(name: "MotionHostTests", dependencies: ["MotionHost", "MotionCore"]),
+        .executableTarget(
+            name: "discovery-benchmark", dependencies: ["MotionHost", "MotionCore"],
+            path: "Benchmarks/DiscoveryBenchmark", exclude: ["lilv-describe.c"]),
 
         // MARK: Device motion
         .target(name: "DeviceMotion"),

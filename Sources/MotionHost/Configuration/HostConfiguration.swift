@@ -1,0 +1,218 @@
+import Foundation
+
+/// The host's own configuration: extra plugin and library folders, disabled plugins, who owns a
+/// contested plan type, and trusted SHA-256 pins of plugin libraries.
+///
+/// Read from `$XDG_CONFIG_HOME/motion/host.json` (`~/.config/motion/host.json` when `XDG_CONFIG_HOME`
+/// is unset) or a file given explicitly (the CLI's `--config FILE`). The format is
+/// `manifests/schema/host-configuration.schema.json`:
+///
+/// ```json
+/// {
+///   "configurationVersion": 1,
+///   "searchPaths": ["/opt/motion/plugins", "plugins"],
+///   "libraryPaths": ["/opt/motion/lib"],
+///   "disabledPlugins": ["org.example.broken"],
+///   "planTypeOwners": { "Tween": "org.motion.tweenkit" },
+///   "pins": { "libTweenKit.so": "9f86d081…", "org.example.blink": "…" }
+/// }
+/// ```
+/// Relative paths are relative to the configuration file's folder.
+///
+/// ## Pins: which one protects what
+/// A pin in the host configuration is the one that protects against a rewritten plugin folder: the
+/// configuration lives outside that folder (in the user's own configuration directory), so an attacker
+/// who can replace `libX.so` cannot also change the hash it must match. A manifest's own `sha256` only
+/// detects corruption (a truncated download, a bad disk): whoever can rewrite the library can rewrite
+/// the manifest beside it. When both exist, the library must match both.
+///
+/// Thread rule: a value type; safe to use from any thread.
+public struct HostConfiguration: Sendable, Hashable {
+    /// The configuration format version this host reads.
+    public static let supportedConfigurationVersion = 1
+
+    /// Extra folders searched for manifests, after the explicit and `MOTION_PLUGIN_PATH` folders
+    /// (see ``PluginSearchPath``).
+    public var searchPaths: [URL]
+    /// Extra folders a manifest's `library` may be resolved in (after the manifest's own folder).
+    public var libraryPaths: [URL]
+    /// Plugin ids that are not loaded, listed or used.
+    public var disabledPlugins: Set<String>
+    /// Plan type → plugin id: which plugin performs a plan type that several manifests declare.
+    public var planTypeOwners: [String: String]
+    /// Library file name (e.g. `"libTweenKit.so"`) or plugin id → trusted SHA-256 (64 lowercase hex).
+    public var pins: [String: String]
+    /// The file this configuration was read from, if any.
+    public var url: URL?
+
+    /// A configuration from its parts.
+    public init(
+        searchPaths: [URL] = [], libraryPaths: [URL] = [], disabledPlugins: Set<String> = [],
+        planTypeOwners: [String: String] = [:], pins: [String: String] = [:], url: URL? = nil
+    ) {
+        self.searchPaths = searchPaths
+        self.libraryPaths = libraryPaths
+        self.disabledPlugins = disabledPlugins
+        self.planTypeOwners = planTypeOwners
+        self.pins = pins.mapValues { $0.lowercased() }
+        self.url = url
+    }
+
+    /// No extra folders, nothing disabled, no owners, no pins.
+    public static let empty = HostConfiguration()
+
+    /// The default configuration file: `$XDG_CONFIG_HOME/motion/host.json`, where `XDG_CONFIG_HOME`
+    /// defaults to `$HOME/.config` when unset, empty or relative (XDG Base Directory Specification).
+    /// - Parameter environment: The process environment (injectable for tests).
+    /// - Returns: The file's URL (it may not exist).
+    public static func defaultURL(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        let base = XDG.directory("XDG_CONFIG_HOME", default: ".config", environment: environment)
+        return URL(fileURLWithPath: base).appendingPathComponent("motion").appendingPathComponent("host.json")
+    }
+
+    /// Reads the default configuration file, or returns ``empty`` when it does not exist.
+    /// - Parameter environment: The process environment (injectable for tests).
+    /// - Returns: The configuration.
+    /// - Throws: ``ManifestError`` when the file exists but is unreadable or invalid.
+    public static func loadDefault(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ManifestError) -> HostConfiguration {
+        let url = defaultURL(environment: environment)
+        if (try? system_stat(url.path)) == nil { return .empty }
+        return try load(contentsOf: url)
+    }
+
+    /// Reads and validates a configuration file.
+    /// - Parameter url: The file.
+    /// - Returns: The configuration, relative paths resolved against the file's folder.
+    /// - Throws: ``ManifestError`` naming the file and the JSON path of the bad field, what was
+    ///   expected and what was found; invalid JSON gives line and column.
+    public static func load(contentsOf url: URL) throws(ManifestError) -> HostConfiguration {
+        let bytes: [UInt8]
+        do {
+            bytes = try system_readFile(url.path)
+        } catch {
+            throw ManifestError(
+                code: .unreadable, file: url, jsonPath: nil,
+                message: "cannot read the host configuration: \(error). To fix, check the path and its permissions")
+        }
+        return try decode(Data(bytes), url: url)
+    }
+
+    /// Validates a configuration from its JSON bytes.
+    /// - Parameters:
+    ///   - data: The configuration's JSON.
+    ///   - url: The file it came from (relative paths are resolved against its folder).
+    /// - Returns: The configuration.
+    /// - Throws: ``ManifestError`` as ``load(contentsOf:)``.
+    public static func decode(_ data: Data, url: URL) throws(ManifestError) -> HostConfiguration {
+        let r = JSONDocumentReader(file: url)
+        let root = try r.parseObject(data)
+        let keys = ["configurationVersion", "searchPaths", "libraryPaths", "disabledPlugins", "planTypeOwners", "pins"]
+        _ = try r.optional(root, "configurationVersion") { (node) throws(ManifestError) in
+            let v = try r.integer(node)
+            guard v == supportedConfigurationVersion else {
+                throw r.fail(
+                    .unsupportedVersion,
+                    "expected \(supportedConfigurationVersion) (the configuration version this host reads); found \(v)")
+            }
+            return v
+        }
+        try r.checkKeys(root, allowed: keys, what: "a host configuration")
+        let folder = url.deletingLastPathComponent()
+        func folders(_ key: String) throws(ManifestError) -> [URL] {
+            try r.optional(root, key) { (node) throws(ManifestError) -> [URL] in
+                let items = try r.array(node, expected: "an array of folder paths")
+                return try r.elements(items) { (_, node) throws(ManifestError) -> URL in
+                    let path = try r.nonEmptyString(node, expected: "a folder path")
+                    if path.hasPrefix("~") {
+                        throw r.fail(
+                            .invalidValue,
+                            "expected an absolute path or one relative to the configuration's folder (\"~\" is not expanded); found \(node.found)"
+                        )
+                    }
+                    return path.hasPrefix("/")
+                        ? URL(fileURLWithPath: path, isDirectory: true)
+                        : folder.appendingPathComponent(path, isDirectory: true).standardizedFileURL
+                }
+            } ?? []
+        }
+        let searchPaths = try folders("searchPaths")
+        let libraryPaths = try folders("libraryPaths")
+        let disabled =
+            try r.optional(root, "disabledPlugins") { (node) throws(ManifestError) -> [String] in
+                let items = try r.array(node, expected: "an array of plugin ids")
+                return try r.elements(items) { (_, node) throws(ManifestError) -> String in
+                    try pluginID(node, r)
+                }
+            } ?? []
+        let owners =
+            try r.optional(root, "planTypeOwners") { (node) throws(ManifestError) -> [String: String] in
+                let object = try r.object(node, expected: "an object mapping plan types to plugin ids")
+                var owners: [String: String] = [:]
+                for key in object.keys.sorted() {
+                    owners[key] = try r.at(.key(key)) { () throws(ManifestError) -> String in
+                        try pluginID(JSONNode(object[key]!), r)
+                    }
+                }
+                return owners
+            } ?? [:]
+        let pins =
+            try r.optional(root, "pins") { (node) throws(ManifestError) -> [String: String] in
+                let object = try r.object(
+                    node, expected: "an object mapping library file names or plugin ids to SHA-256")
+                var pins: [String: String] = [:]
+                for key in object.keys.sorted() {
+                    pins[key] = try r.at(.key(key)) { () throws(ManifestError) -> String in
+                        if key.isEmpty || key.contains("/") {
+                            throw r.fail(
+                                .invalidValue,
+                                "expected a library file name (no \"/\") or a plugin id as the key; found \(JSONText.quoted(key))"
+                            )
+                        }
+                        let node = JSONNode(object[key]!)
+                        let hex = try r.string(node, expected: "64 hexadecimal digits")
+                        guard hex.utf8.count == 64, hex.utf8.allSatisfy(ManifestDecoder.isHexDigit) else {
+                            throw r.fail(
+                                .invalidValue, "expected a SHA-256 of 64 hexadecimal digits; found \(node.found)")
+                        }
+                        return hex.lowercased()
+                    }
+                }
+                return pins
+            } ?? [:]
+        return HostConfiguration(
+            searchPaths: searchPaths, libraryPaths: libraryPaths, disabledPlugins: Set(disabled),
+            planTypeOwners: owners, pins: pins, url: url)
+    }
+
+    private static func pluginID(_ node: JSONNode, _ r: JSONDocumentReader) throws(ManifestError) -> String {
+        let id = try r.string(node, expected: "a plugin id")
+        guard ManifestDecoder.isReverseDNS(id) else {
+            throw r.fail(
+                .invalidValue, "expected a reverse-DNS plugin id such as \"org.example.myplugin\"; found \(node.found)")
+        }
+        return id
+    }
+
+    /// The trusted hash the configuration pins for a manifest's library: by plugin id first, then by
+    /// the library's file name.
+    /// - Parameter manifest: The plugin's manifest.
+    /// - Returns: The pin's key and its SHA-256 (64 lowercase hex), or `nil` when nothing is pinned.
+    public func pin(for manifest: PluginManifest) -> (key: String, sha256: String)? {
+        if let hash = pins[manifest.id] { return (manifest.id, hash) }
+        let fileName = String(manifest.library.split(separator: "/").last ?? Substring(manifest.library))
+        if let hash = pins[fileName] { return (fileName, hash) }
+        return nil
+    }
+}
+
+/// XDG Base Directory lookups.
+enum XDG {
+    /// `$NAME` if set to an absolute path, else `$HOME/<fallback>`.
+    static func directory(_ name: String, default fallback: String, environment: [String: String]) -> String {
+        if let value = environment[name], value.hasPrefix("/") { return value }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/" + fallback
+    }
+}

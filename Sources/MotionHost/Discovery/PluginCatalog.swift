@@ -1,0 +1,343 @@
+import Foundation
+
+/// Every plugin found on a search path: the valid, enabled manifests, the problems met, and which plugin
+/// performs each plan type. Built from manifests alone; no library is opened.
+///
+/// Rules:
+/// - Every `*.json` file directly in a search folder (hidden files skipped) is read as a manifest; an
+///   invalid one is reported in ``problems`` and never stops the others.
+/// - Two manifests with the same plugin id: the one in the earlier folder is used; the other is listed
+///   in ``shadowed``.
+/// - A plugin whose id is in ``HostConfiguration/disabledPlugins`` is listed in ``disabled`` and
+///   declares nothing (an invalid manifest of a disabled plugin is not reported).
+/// - Two plugins declaring one plan type: a ``ManifestError/Code/conflict`` problem naming both files,
+///   and the plan type is unavailable, unless ``HostConfiguration/planTypeOwners`` names one of them.
+///
+/// Thread rule: a value type; safe to use from any thread.
+public struct PluginCatalog: Sendable {
+    /// Where a plan type is performed: the plugin, its performer class and the plan's declaration.
+    public typealias Entry = (plugin: PluginManifest, performer: PerformerManifest, plan: PlanManifest)
+
+    /// A manifest ignored because an earlier folder holds one with the same plugin id.
+    public struct Shadowing: Sendable, Hashable {
+        /// The plugin id.
+        public let pluginID: String
+        /// The manifest used (earlier in the search path).
+        public let used: URL
+        /// The manifest ignored.
+        public let ignored: URL
+    }
+
+    /// The search path that was searched.
+    public let searchPath: PluginSearchPath
+    /// The configuration that applied.
+    public let configuration: HostConfiguration
+    /// The valid, enabled plugins, in search order (folder order, then file name).
+    public let plugins: [PluginManifest]
+    /// Valid plugins that the configuration disables.
+    public let disabled: [PluginManifest]
+    /// Manifests ignored because an earlier folder holds the same plugin id.
+    public let shadowed: [Shadowing]
+    /// Every problem: invalid manifests (one each, with path and JSON path), unreadable explicit
+    /// folders, plan-type conflicts and configuration owners that do not apply.
+    public let problems: [ManifestError]
+
+    private let available: [String: Location]
+    private let unavailable: [String: ManifestError]
+
+    /// Where a plan type's declaration sits in ``plugins``.
+    struct Location: Sendable {
+        var plugin: Int
+        var performer: Int
+        var plan: Int
+    }
+
+    /// The plan types that can be performed, sorted.
+    public var planTypes: [String] { available.keys.sorted() }
+
+    /// The plugin, performer class and plan declaration for a plan type.
+    /// - Parameter planType: A plan type name, e.g. `"Tween"`.
+    /// - Returns: `nil` when the plan type is unavailable (see ``unavailability(ofPlanType:)``).
+    public func entry(forPlanType planType: String) -> Entry? {
+        guard let l = available[planType] else { return nil }
+        let plugin = plugins[l.plugin]
+        let performer = plugin.performers[l.performer]
+        return (plugin, performer, performer.plans[l.plan])
+    }
+
+    /// Why a plan type cannot be performed.
+    /// - Parameter planType: A plan type name.
+    /// - Returns: `nil` when it is available; otherwise a conflict (naming both manifests), a disabled
+    ///   plugin, an owner the configuration names that does not declare it, or an unknown plan type
+    ///   (with the closest known one).
+    public func unavailability(ofPlanType planType: String) -> ManifestError? {
+        if available[planType] != nil { return nil }
+        if let reason = unavailable[planType] { return reason }
+        let known = planTypes
+        let list = known.isEmpty ? "none (no valid manifest was found)" : known.joined(separator: ", ")
+        return ManifestError(
+            code: .unknownPlanType, file: nil, jsonPath: nil,
+            message:
+                "no manifest on the plugin search path declares plan type \(JSONText.quoted(planType))\(JSONText.suggestion(for: planType, among: known)); known plan types: \(list). To fix, install the plugin or add its folder with --plugin-path or MOTION_PLUGIN_PATH"
+        )
+    }
+
+    /// The enabled plugin with this id.
+    public func plugin(id: String) -> PluginManifest? {
+        plugins.first { $0.id == id }
+    }
+
+    /// Finds every manifest on a search path. Never throws: problems are collected in ``problems``.
+    /// - Parameters:
+    ///   - searchPath: The folders to search, in order.
+    ///   - configuration: Disabled plugins and plan-type owners.
+    ///   - cache: A discovery cache to reuse manifests whose file (path, size, modification and change
+    ///     time, inode) has not changed since it was written; `nil` reads every manifest.
+    /// - Returns: The catalog.
+    public static func discover(
+        searchPath: PluginSearchPath, configuration: HostConfiguration = .empty, cache: DiscoveryCache? = nil
+    ) -> PluginCatalog {
+        var problems: [ManifestError] = []
+        var plugins: [PluginManifest] = []
+        var disabled: [PluginManifest] = []
+        var shadowed: [Shadowing] = []
+        var byID: [String: URL] = [:]
+        let session = cache?.open()
+
+        // 1. List the folders in search order (cheap: readdir and stat).
+        var files: [(path: String, url: URL, status: FileStatus)] = []
+        var folderProblems: [(beforeFile: Int, error: ManifestError)] = []
+        for entry in searchPath.entries {
+            let folder = entry.url.path
+            let entries: [(name: String, status: FileStatus?)]
+            do {
+                entries = try system_listDirectory(folder, suffix: ".json")
+            } catch {
+                if entry.origin == .explicit {
+                    folderProblems.append(
+                        (
+                            files.count,
+                            ManifestError(
+                                code: .unreadable, file: entry.url, jsonPath: nil,
+                                message: "cannot search this plugin folder: \(error). To fix, check the path given")
+                        ))
+                }
+                continue
+            }
+            for (name, status) in entries.sorted(by: { $0.name < $1.name }) {
+                guard let status, status.isRegularFile else { continue }
+                let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+                // Relative to the folder's URL, so messages show a folder given as "manifests" as
+                // "manifests/tween.json".
+                files.append((path, entry.url.appendingPathComponent(name, isDirectory: false), status))
+            }
+        }
+
+        // 2. Read every manifest (from the cache when its file is unchanged), in parallel: each file is
+        //    independent, and reading JSON is most of the cost of a cold discovery.
+        let outcomes = OutcomeBuffer(count: files.count)
+        let fileList = files
+        let work: @Sendable (Int) -> Void = { (i: Int) in
+            let file = fileList[i]
+            if let cached = session?.cachedManifest(path: file.path, status: file.status, url: file.url) {
+                outcomes.set(i, .cached(cached))
+            } else {
+                outcomes.set(i, ManifestOutcome.read(file.url))
+            }
+        }
+        let count = fileList.count
+        if count >= 32 && ProcessInfo.processInfo.activeProcessorCount > 1 {
+            let chunks = min(count, ProcessInfo.processInfo.activeProcessorCount * 4)
+            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                var i = chunk * count / chunks
+                let end = (chunk + 1) * count / chunks
+                while i < end {
+                    work(i)
+                    i += 1
+                }
+            }
+        } else {
+            for i in files.indices { work(i) }
+        }
+
+        // 3. Assemble in search order.
+        var nextFolderProblem = 0
+        for (i, file) in files.enumerated() {
+            while nextFolderProblem < folderProblems.count && folderProblems[nextFolderProblem].beforeFile <= i {
+                problems.append(folderProblems[nextFolderProblem].error)
+                nextFolderProblem += 1
+            }
+            let manifest: PluginManifest
+            switch outcomes.take(i) {
+            case .cached(let cached):
+                session?.keep(path: file.path)
+                manifest = cached
+            case .valid(let read):
+                session?.store(read, path: file.path, status: file.status)
+                manifest = read
+            case .invalid(let error, let rawID):
+                if let rawID, configuration.disabledPlugins.contains(rawID) { continue }
+                problems.append(error)
+                continue
+            }
+            if let used = byID[manifest.id] {
+                shadowed.append(Shadowing(pluginID: manifest.id, used: used, ignored: file.url))
+                continue
+            }
+            byID[manifest.id] = file.url
+            if configuration.disabledPlugins.contains(manifest.id) {
+                disabled.append(manifest)
+            } else {
+                plugins.append(manifest)
+            }
+        }
+        problems += folderProblems[nextFolderProblem...].map(\.error)
+        session?.save()
+
+        let (available, unavailable, planProblems) = resolvePlanTypes(
+            plugins: plugins, disabled: disabled, configuration: configuration)
+        problems += planProblems
+        return PluginCatalog(
+            searchPath: searchPath, configuration: configuration, plugins: plugins, disabled: disabled,
+            shadowed: shadowed, problems: problems, available: available, unavailable: unavailable)
+    }
+
+    private init(
+        searchPath: PluginSearchPath, configuration: HostConfiguration, plugins: [PluginManifest],
+        disabled: [PluginManifest], shadowed: [Shadowing], problems: [ManifestError], available: [String: Location],
+        unavailable: [String: ManifestError]
+    ) {
+        self.searchPath = searchPath
+        self.configuration = configuration
+        self.plugins = plugins
+        self.disabled = disabled
+        self.shadowed = shadowed
+        self.problems = problems
+        self.available = available
+        self.unavailable = unavailable
+    }
+
+    /// Decides which plugin performs each plan type.
+    private static func resolvePlanTypes(
+        plugins: [PluginManifest], disabled: [PluginManifest], configuration: HostConfiguration
+    ) -> (available: [String: Location], unavailable: [String: ManifestError], problems: [ManifestError]) {
+        var declarers: [String: [Location]] = [:]
+        declarers.reserveCapacity(plugins.count)
+        var order: [String] = []
+        for (p, plugin) in plugins.enumerated() {
+            for (f, performer) in plugin.performers.enumerated() {
+                for (q, plan) in performer.plans.enumerated() {
+                    let location = Location(plugin: p, performer: f, plan: q)
+                    if declarers[plan.type] == nil {
+                        declarers[plan.type] = [location]
+                        order.append(plan.type)
+                    } else {
+                        declarers[plan.type]!.append(location)
+                    }
+                }
+            }
+        }
+        var available: [String: Location] = [:]
+        available.reserveCapacity(declarers.count)
+        var unavailable: [String: ManifestError] = [:]
+        var problems: [ManifestError] = []
+        func path(_ l: Location) -> String { "$.performers[\(l.performer)].plans[\(l.plan)].type" }
+
+        for type in order {
+            let locations = declarers[type]!
+            if let owner = configuration.planTypeOwners[type] {
+                if let chosen = locations.first(where: { plugins[$0.plugin].id == owner }) {
+                    available[type] = chosen
+                } else {
+                    let ids = locations.map { plugins[$0.plugin].id }
+                    let error = ManifestError(
+                        code: .conflict, file: configuration.url,
+                        jsonPath: JSONDocumentReader.render([.key("planTypeOwners"), .key(type)]),
+                        message:
+                            "expected the id of an enabled plugin that declares plan type \(JSONText.quoted(type)) (\(ids.joined(separator: ", "))); found \(JSONText.quoted(owner)). The plan type is unavailable until the owner is fixed"
+                    )
+                    unavailable[type] = error
+                    problems.append(error)
+                }
+                continue
+            }
+            if locations.count == 1 {
+                available[type] = locations[0]
+                continue
+            }
+            let first = locations[0]
+            let others = locations.dropFirst().map {
+                "\(plugins[$0.plugin].url.relativePath) (\(plugins[$0.plugin].id), \(path($0)))"
+            }
+            let error = ManifestError(
+                code: .conflict, file: plugins[first.plugin].url, jsonPath: path(first),
+                message:
+                    "plan type \(JSONText.quoted(type)) is declared by this manifest (\(plugins[first.plugin].id)) and by \(others.joined(separator: " and ")); it is unavailable until one is removed or disabled, or the host configuration's planTypeOwners names its owner"
+            )
+            unavailable[type] = error
+            problems.append(error)
+        }
+        for plugin in disabled {
+            for type in plugin.planTypes where available[type] == nil && unavailable[type] == nil {
+                unavailable[type] = ManifestError(
+                    code: .disabled, file: plugin.url, jsonPath: nil,
+                    message:
+                        "plan type \(JSONText.quoted(type)) is declared by plugin \(plugin.id), which the host configuration disables\(configuration.url.map { " (\($0.relativePath))" } ?? ""). To use it, remove the id from disabledPlugins"
+                )
+            }
+        }
+        return (available, unavailable, problems)
+    }
+}
+
+/// A manifest file read: valid, or invalid with the plugin id it claims (if it got that far).
+enum ManifestOutcome: Sendable {
+    case cached(PluginManifest)
+    case valid(PluginManifest)
+    case invalid(ManifestError, rawID: String?)
+
+    static func read(_ url: URL) -> ManifestOutcome {
+        let bytes: [UInt8]
+        do {
+            bytes = try system_readFile(url.path)
+        } catch {
+            return .invalid(
+                ManifestError(
+                    code: .unreadable, file: url, jsonPath: nil,
+                    message: "cannot read the manifest: \(error). To fix, check its permissions"), rawID: nil)
+        }
+        let data = Data(bytes)
+        do {
+            return .valid(try PluginManifest.decode(data, url: url))
+        } catch {
+            let rawID = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String
+            return .invalid(error, rawID: rawID)
+        }
+    }
+}
+
+/// One slot per manifest file, written once by the thread that reads that file, read after all have
+/// finished.
+final class OutcomeBuffer: @unchecked Sendable {
+    // @unchecked: each slot is written by exactly one iteration of concurrentPerform and read only after
+    // concurrentPerform has returned (which orders the writes before the reads).
+    private let slots: UnsafeMutableBufferPointer<ManifestOutcome?>
+
+    init(count: Int) {
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: nil)
+    }
+
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
+    }
+
+    func set(_ i: Int, _ outcome: ManifestOutcome) { slots[i] = outcome }
+
+    func take(_ i: Int) -> ManifestOutcome {
+        let outcome = slots[i]!
+        slots[i] = nil
+        return outcome
+    }
+}

@@ -1,0 +1,200 @@
+// Every raw C call MotionHost makes on files, directories and the dynamic linker lives in this folder,
+// as thin typed wrappers in the manner of swift-system's `Internals/Syscalls.swift`: each names the C
+// function it wraps, retries `EINTR` where the call can be interrupted, and reports failure as an
+// `Errno` instead of a sentinel.
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A C `errno` value with its `strerror` text.
+struct Errno: Error, Equatable, CustomStringConvertible {
+    /// The raw `errno` value.
+    var rawValue: Int32
+
+    /// The calling thread's current `errno`.
+    static var current: Errno { Errno(rawValue: errno) }
+
+    static let noSuchFile = Errno(rawValue: ENOENT)
+    static let interrupted = Errno(rawValue: EINTR)
+
+    /// `strerror(3)` text, e.g. "No such file or directory".
+    var description: String { String(cString: strerror(rawValue)) }
+}
+
+/// Calls `body` until it does not fail with `EINTR`.
+@inline(__always)
+private func retryingInterrupts<T: BinaryInteger>(_ body: () -> T) -> T {
+    while true {
+        let result = body()
+        if result == -1 && errno == EINTR { continue }
+        return result
+    }
+}
+
+/// Opens a file for reading, close-on-exec. Wraps `open(2)` with `O_RDONLY | O_CLOEXEC`.
+/// - Returns: The file descriptor.
+func system_openForReading(_ path: String) throws(Errno) -> Int32 {
+    let fd = retryingInterrupts { open(path, O_RDONLY | O_CLOEXEC) }
+    if fd < 0 { throw Errno.current }
+    return fd
+}
+
+/// Closes a file descriptor. Wraps `close(2)`; errors are ignored (the descriptor is gone either way).
+func system_close(_ fd: Int32) {
+    _ = close(fd)
+}
+
+/// Reads up to `count` bytes into `buffer`. Wraps `read(2)`.
+/// - Returns: The number of bytes read; 0 at end of file.
+func system_read(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int) throws(Errno) -> Int {
+    let n = retryingInterrupts { read(fd, buffer, count) }
+    if n < 0 { throw Errno.current }
+    return n
+}
+
+/// Reads up to `count` bytes at `offset` into `buffer` without moving the file offset. Wraps `pread(2)`.
+/// - Returns: The number of bytes read; 0 at end of file.
+func system_pread(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int, offset: Int64) throws(Errno) -> Int {
+    let n = retryingInterrupts { pread(fd, buffer, count, off_t(offset)) }
+    if n < 0 { throw Errno.current }
+    return n
+}
+
+/// The status of an open file. Wraps `fstat(2)`.
+func system_fstat(_ fd: Int32) throws(Errno) -> FileStatus {
+    var raw = stat()
+    if fstat(fd, &raw) != 0 { throw Errno.current }
+    return FileStatus(raw)
+}
+
+/// The status of a path, following symbolic links. Wraps `stat(2)`.
+func system_stat(_ path: String) throws(Errno) -> FileStatus {
+    var raw = stat()
+    if stat(path, &raw) != 0 { throw Errno.current }
+    return FileStatus(raw)
+}
+
+/// The status of a path itself, not following a final symbolic link. Wraps `lstat(2)`.
+func system_lstat(_ path: String) throws(Errno) -> FileStatus {
+    var raw = stat()
+    if lstat(path, &raw) != 0 { throw Errno.current }
+    return FileStatus(raw)
+}
+
+/// The canonical absolute path: every symbolic link, `.` and `..` resolved. Wraps `realpath(3)`.
+func system_realpath(_ path: String) throws(Errno) -> String {
+    guard let resolved = realpath(path, nil) else { throw Errno.current }
+    defer { free(resolved) }
+    return String(cString: resolved)
+}
+
+/// The effective user id of this process. Wraps `geteuid(2)`.
+func system_geteuid() -> UInt32 {
+    UInt32(geteuid())
+}
+
+/// Renames a file, replacing the destination atomically. Wraps `rename(2)`.
+func system_rename(_ from: String, _ to: String) throws(Errno) {
+    if rename(from, to) != 0 { throw Errno.current }
+}
+
+/// Removes a file. Wraps `unlink(2)`; a missing file is not an error.
+func system_unlink(_ path: String) {
+    _ = unlink(path)
+}
+
+/// Creates a directory and its missing parents with mode 0700. Wraps `mkdir(2)`.
+func system_makeDirectories(_ path: String) throws(Errno) {
+    if path.isEmpty || path == "/" { return }
+    if let status = try? system_stat(path), status.isDirectory { return }
+    let parent = directoryName(of: path)
+    if parent != path { try system_makeDirectories(parent) }
+    if mkdir(path, 0o700) != 0 && errno != EEXIST { throw Errno.current }
+}
+
+/// Writes all of `bytes` to a new file at `path` (mode 0600, replacing it). Wraps `open(2)` with
+/// `O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC` and `write(2)`.
+func system_writeFile(_ path: String, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
+    let fd = retryingInterrupts { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
+    if fd < 0 { throw Errno.current }
+    defer { system_close(fd) }
+    var offset = 0
+    while offset < bytes.count {
+        let n = retryingInterrupts { write(fd, bytes.baseAddress! + offset, bytes.count - offset) }
+        if n < 0 { throw Errno.current }
+        offset += n
+    }
+}
+
+/// Reads a whole file. Wraps `open(2)`, `fstat(2)`, `read(2)` and `close(2)`.
+/// - Returns: The file's bytes.
+func system_readFile(_ path: String) throws(Errno) -> [UInt8] {
+    let fd = try system_openForReading(path)
+    defer { system_close(fd) }
+    let size = Int(try system_fstat(fd).size)
+    var bytes = [UInt8](repeating: 0, count: max(size, 0) + 1)
+    var count = 0
+    while true {
+        if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(4096, bytes.count))) }
+        let n = bytes.withUnsafeMutableBytes { buffer in
+            retryingInterrupts { read(fd, buffer.baseAddress! + count, buffer.count - count) }
+        }
+        if n < 0 { throw Errno.current }
+        if n == 0 { break }
+        count += n
+    }
+    bytes.removeSubrange(count...)
+    return bytes
+}
+
+/// The names in a directory, without `.` and `..`, in directory order. Wraps `opendir(3)`,
+/// `readdir(3)` and `closedir(3)`.
+func system_listDirectory(_ path: String) throws(Errno) -> [String] {
+    guard let dir = opendir(path) else { throw Errno.current }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+        let name = withUnsafePointer(to: &entry.pointee.d_name) {
+            $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+        }
+        if name == "." || name == ".." { continue }
+        names.append(name)
+    }
+    return names
+}
+
+/// The names in a directory that end in `suffix` (hidden names skipped), each with its status
+/// (following symbolic links; `nil` when it cannot be examined). Wraps `opendir(3)`, `readdir(3)`,
+/// `dirfd(3)`, `fstatat(2)` (relative to the open directory, so each path is not walked again) and
+/// `closedir(3)`.
+func system_listDirectory(_ path: String, suffix: String) throws(Errno) -> [(name: String, status: FileStatus?)] {
+    guard let dir = opendir(path) else { throw Errno.current }
+    defer { closedir(dir) }
+    let fd = dirfd(dir)
+    var entries: [(name: String, status: FileStatus?)] = []
+    while let entry = readdir(dir) {
+        let found: (String, FileStatus?)? = withUnsafePointer(to: &entry.pointee.d_name) {
+            $0.withMemoryRebound(to: CChar.self, capacity: 256) { cName in
+                if cName[0] == CChar(UInt8(ascii: ".")) { return nil }
+                let name = String(cString: cName)
+                guard name.hasSuffix(suffix) else { return nil }
+                var raw = stat()
+                return (name, fstatat(fd, cName, &raw, 0) == 0 ? FileStatus(raw) : nil)
+            }
+        }
+        if let found { entries.append(found) }
+    }
+    return entries
+}
+
+/// The folder part of a path (`dirname(3)` semantics, without modifying its argument).
+func directoryName(of path: String) -> String {
+    var trimmed = Substring(path)
+    while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+    guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+    if slash == trimmed.startIndex { return "/" }
+    return String(trimmed[..<slash])
+}
