@@ -46,8 +46,7 @@ let package = Package(
         // MARK: Benchmarks (release builds that print a table)
         .executableTarget(name: "motion-benchmark", dependencies: ["MotionCore"], path: "Benchmarks/MotionBenchmark"),
         // MARK: CLI
-        // MotionTesting is a dependency only until the plugin host replaces Host/Registry.swift.
-        .executableTarget(name: "motion-host", dependencies: ["MotionCore", "MotionTesting", "MotionHost", "DeviceMotion", "CMotionABI"]),
+        .executableTarget(name: "motion-host", dependencies: ["MotionCore", "MotionHost", "DeviceMotion", "CMotionABI"]),
 
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),

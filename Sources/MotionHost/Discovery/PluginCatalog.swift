@@ -202,6 +202,20 @@ public struct PluginCatalog: Sendable {
             shadowed: shadowed, problems: problems, available: available, unavailable: unavailable)
     }
 
+    /// A catalog of exactly the given manifests (for tests and the validator), with plan types resolved
+    /// as discovery resolves them.
+    /// - Parameters:
+    ///   - plugins: The manifests, in precedence order.
+    ///   - configuration: Disabled plugins and plan-type owners.
+    public init(plugins: [PluginManifest], configuration: HostConfiguration = .empty) {
+        let enabled = plugins.filter { !configuration.disabledPlugins.contains($0.id) }
+        let disabled = plugins.filter { configuration.disabledPlugins.contains($0.id) }
+        let (available, unavailable, problems) = Self.resolvePlanTypes(plugins: enabled, disabled: disabled, configuration: configuration)
+        self.init(
+            searchPath: PluginSearchPath(directories: []), configuration: configuration, plugins: enabled, disabled: disabled,
+            shadowed: [], problems: problems, available: available, unavailable: unavailable)
+    }
+
     private init(
         searchPath: PluginSearchPath, configuration: HostConfiguration, plugins: [PluginManifest],
         disabled: [PluginManifest], shadowed: [Shadowing], problems: [ManifestError], available: [String: Location],

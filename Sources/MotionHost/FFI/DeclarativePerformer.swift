@@ -2,7 +2,8 @@ import CMotionABI
 import Foundation
 import MotionCore
 
-/// The functions a manifest declares for one declarative C performer class, resolved and prepared.
+/// The functions a manifest declares for one declarative C performer class, resolved and prepared
+/// once per class (and so once per plan type).
 ///
 /// `create`: `void *fn(const char *target_name, const motion_host_v1 *host, motion_host_context *ctx)`;
 /// `destroy`: `void fn(void *performer)`; optional `update`: `void fn(void *performer, double time, double delta)`;
@@ -12,37 +13,41 @@ final class DeclaredFunctions {
     typealias Destroy = @convention(c) (UnsafeMutableRawPointer?) -> Void
     typealias Update = @convention(c) (UnsafeMutableRawPointer?, Double, Double) -> Void
 
-    let name: String
+    let manifest: PluginManifest
+    let className: String
     let create: Create
     let destroy: Destroy
     let update: Update?
     let calls: [String: DeclaredCall]
 
-    /// Resolves and prepares a class's functions.
-    /// - Parameters:
-    ///   - name: The plugin and class, for messages.
-    ///   - symbol: Looks a symbol up in the library (`dlsym`).
-    ///   - create, destroy, update: Symbol names.
-    ///   - plans: Per plan type, the plan function's symbol and arguments.
-    /// - Throws: ``DeclarationError`` naming the first symbol that is missing or cannot be prepared.
-    init(
-        name: String, symbol: (String) -> UnsafeMutableRawPointer?, create: String, destroy: String, update: String?,
-        plans: [String: (symbol: String, arguments: [(field: String, type: DeclaredCType)])]
-    ) throws(DeclarationError) {
-        func resolve(_ symbolName: String, _ role: String) throws(DeclarationError) -> UnsafeMutableRawPointer {
-            guard let address = symbol(symbolName) else {
-                throw DeclarationError(message: "\(name): the library does not export \(role) function \"\(symbolName)\"")
-            }
-            return address
+    /// Resolves and prepares a declarative class's functions.
+    /// - Throws: ``PluginError`` `.missingSymbol` naming the first symbol the library does not export, or
+    ///   `.invalidDeclaration` when the manifest declares no functions or a call cannot be prepared.
+    init(manifest: PluginManifest, performer: PerformerManifest, library: LoadedLibrary) throws(PluginError) {
+        guard let functions = performer.functions else {
+            throw PluginError(
+                code: .invalidDeclaration, message: "performer class \(performer.className) declares no functions", for: manifest)
         }
-        self.name = name
-        self.create = unsafeBitCast(try resolve(create, "create"), to: Create.self)
-        self.destroy = unsafeBitCast(try resolve(destroy, "destroy"), to: Destroy.self)
-        self.update = try update.map { (u: String) throws(DeclarationError) -> Update in unsafeBitCast(try resolve(u, "update"), to: Update.self) }
+        self.manifest = manifest
+        self.className = performer.className
+        self.create = unsafeBitCast(try library.requiredSymbol(functions.create, for: manifest), to: Create.self)
+        self.destroy = unsafeBitCast(try library.requiredSymbol(functions.destroy, for: manifest), to: Destroy.self)
+        if let update = functions.update {
+            self.update = unsafeBitCast(try library.requiredSymbol(update, for: manifest), to: Update.self)
+        } else {
+            self.update = nil
+        }
         var calls: [String: DeclaredCall] = [:]
-        for (planType, declaration) in plans.sorted(by: { $0.key < $1.key }) {
-            let address = try resolve(declaration.symbol, "plan \"\(planType)\"")
-            calls[planType] = try DeclaredCall(symbol: address, symbolName: declaration.symbol, arguments: declaration.arguments)
+        for plan in performer.plans {
+            guard let declaration = plan.call else {
+                throw PluginError(code: .invalidDeclaration, message: "plan type \"\(plan.type)\" declares no call", for: manifest)
+            }
+            let address = try library.requiredSymbol(declaration.symbol, for: manifest)
+            guard let call = DeclaredCall(symbol: address, declaration: declaration) else {
+                throw PluginError(
+                    code: .invalidDeclaration, message: "libffi could not prepare the call to \(declaration.symbol)", for: manifest)
+            }
+            calls[plan.type] = call
         }
         self.calls = calls
     }
@@ -58,13 +63,16 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
     let performer: UnsafeMutableRawPointer
 
     /// Calls the declared `create`.
-    /// - Throws: ``HandshakeError`` with `.creationFailed` when it returns NULL.
-    init(functions: DeclaredFunctions, target: Target) throws(HandshakeError) {
+    /// - Throws: ``PluginError`` `.creationFailed` when it returns NULL.
+    init(functions: DeclaredFunctions, target: Target) throws(PluginError) {
         self.functions = functions
-        let context = HostContext(target: target, pluginDescription: functions.name)
+        let context = HostContext(target: target, pluginDescription: functions.manifest.id)
         self.context = context
         guard let performer = functions.create(context.targetName, HostInterface.table, context.opaque) else {
-            throw HandshakeError(.creationFailed, "\(functions.name): the declared create function returned NULL")
+            throw PluginError(
+                code: .creationFailed,
+                message: "the declared create function of performer class \(functions.className) returned NULL for target \"\(target.id.name)\"",
+                for: functions.manifest)
         }
         self.performer = performer
     }
@@ -76,14 +84,19 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
 
     func addPlan(_ plan: Plan) throws {
         guard let call = functions.calls[plan.type] else {
-            throw DeclarationError(message: "\(functions.name): no function is declared for plan type \"\(plan.type)\"")
+            throw PluginError(code: .invalidDeclaration, message: "no function is declared for plan type \"\(plan.type)\"", for: functions.manifest)
         }
-        let status = try call.call(performer: performer, plan: plan)
+        var problem: String?
+        guard let status = call.call(performer: performer, plan: plan, problem: &problem) else {
+            throw PluginError(code: .invalidDeclaration, message: problem ?? "the plan could not be converted", for: functions.manifest)
+        }
         guard status == MOTION_OK else {
-            throw PluginCallError(
-                status: status,
-                message:
-                    "\(functions.name): \(call.symbolName) for plan type \"\(plan.type)\" returned \(String(cString: motion_status_name(status)))")
+            var failure = PluginError(
+                code: .callFailed,
+                message: "\(call.declaration.symbol) for plan type \"\(plan.type)\" returned \(String(cString: motion_status_name(status)))",
+                for: functions.manifest)
+            failure.status = status
+            throw failure
         }
     }
 

@@ -16,8 +16,8 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
     private var error = motion_error()
 
     /// Creates the plugin's performer of `className` for `target` (`create_performer`).
-    /// - Throws: ``HandshakeError`` with `.unknownClass` or `.creationFailed` and the plugin's message.
-    init(plugin: EntryPlugin, className: String, target: Target) throws(HandshakeError) {
+    /// - Throws: ``PluginError`` with `.unknownClass` or `.creationFailed` and the plugin's message.
+    init(plugin: EntryPlugin, className: String, target: Target) throws(PluginError) {
         self.plugin = plugin
         let context = HostContext(target: target, pluginDescription: plugin.name)
         self.context = context
@@ -29,9 +29,13 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
         guard let created else {
             let message = errorMessage(error)
             if error.status == MOTION_ERR_UNKNOWN_CLASS {
-                throw HandshakeError(.unknownClass, "\(plugin.name): the library has no performer class \"\(className)\": \(message)")
+                throw PluginError(
+                    code: .unknownClass, message: "the library has no performer class \"\(className)\": \(message)", manifest: plugin.manifest,
+                    library: plugin.library)
             }
-            throw HandshakeError(.creationFailed, "\(plugin.name): create_performer(\"\(className)\") failed: \(message)")
+            throw PluginError(
+                code: .creationFailed, message: "create_performer(\"\(className)\") failed: \(message)", manifest: plugin.manifest,
+                library: plugin.library)
         }
         self.performer = created
         self.frame.struct_size = UInt32(MemoryLayout<motion_frame>.size)
@@ -94,12 +98,15 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
         error.message.0 = 0
     }
 
-    private func check(_ status: motion_status, _ call: String, _ planType: String?) throws(PluginCallError) {
+    private func check(_ status: motion_status, _ call: String, _ planType: String?) throws(PluginError) {
         guard status != MOTION_OK else { return }
         let what = planType.map { " for plan type \"\($0)\"" } ?? ""
-        throw PluginCallError(
-            status: status,
-            message: "\(plugin.name): \(call)\(what) failed with \(String(cString: motion_status_name(status))): \(errorMessage(error))")
+        var failure = PluginError(
+            code: .callFailed,
+            message: "\(call)\(what) failed with \(String(cString: motion_status_name(status))): \(errorMessage(error))",
+            manifest: plugin.manifest, library: plugin.library)
+        failure.status = status
+        throw failure
     }
 }
 

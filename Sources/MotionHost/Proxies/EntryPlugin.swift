@@ -14,14 +14,17 @@ public final class EntryPlugin: @unchecked Sendable {
     public let pluginID: String
     /// The packed ABI version the plugin was built against (`motion_plugin_v1.abi_version`).
     public let abiVersion: UInt32
-    /// Who the plugin is, for messages: `id (manifest or library path)`.
+    /// Who the plugin is, for messages: its manifest's id, or the library's path.
     public let name: String
+    /// The manifest and library named in errors.
+    let manifest: URL?
+    let library: String?
     let frames: UnsafePointer<motion_frames_v1>?
     let deviceMotion: UnsafePointer<motion_device_motion_v1>?
 
     /// Calls a plugin's entry function and checks what it returns.
     ///
-    /// Checks, each failing with a ``HandshakeError`` that names the plugin: the entry returns a table
+    /// Checks, each failing with a ``PluginError`` that names the manifest and library: the entry returns a table
     /// (else the plugin refused, and the message quotes its last log line); `struct_size` covers every
     /// version-1 field; the ABI majors match (both versions named); no required function is NULL; the
     /// plugin id matches `expectedID` when given. The frames and device-motion extensions are taken
@@ -30,38 +33,47 @@ public final class EntryPlugin: @unchecked Sendable {
     ///   - entry: The library's `motion_plugin_entry`.
     ///   - name: The plugin's name for messages.
     ///   - expectedID: The id the manifest declares, if any.
-    public init(entry: motion_plugin_entry_fn, name: String, expectedID: String? = nil) throws(HandshakeError) {
+    ///   - manifest: The manifest, for errors.
+    ///   - library: The library as the manifest names it, for errors.
+    public init(
+        entry: motion_plugin_entry_fn, name: String, expectedID: String? = nil, manifest: URL? = nil, library: String? = nil
+    ) throws(PluginError) {
         self.name = name
+        self.manifest = manifest
+        self.library = library
+        func failure(_ code: PluginError.Code, _ message: String) -> PluginError {
+            PluginError(code: code, message: message, manifest: manifest, library: library)
+        }
         let logMark = PluginLog.mark()
         guard let table = entry(UInt32(MOTION_ABI_VERSION), HostInterface.table) else {
             let reason = PluginLog.lastMessage(since: logMark).map { ": \($0)" } ?? " (it logged no reason)"
-            throw HandshakeError(.refused, "\(name): motion_plugin_entry returned NULL, refusing to load\(reason)")
+            throw failure(.entryRefused, "motion_plugin_entry returned NULL: the plugin refuses to load\(reason)")
         }
         let plugin = table.pointee
         let required = MemoryLayout<motion_plugin_v1>.offset(of: \motion_plugin_v1.get_extension)! + MemoryLayout<UnsafeRawPointer>.size
         guard Int(plugin.struct_size) >= required else {
-            throw HandshakeError(
-                .malformedInterface,
-                "\(name): motion_plugin_v1.struct_size is \(plugin.struct_size) bytes, smaller than the \(required) bytes of ABI 1.0's fields")
+            throw failure(
+                .invalidInterface,
+                "motion_plugin_v1.struct_size is \(plugin.struct_size) bytes, smaller than the \(required) bytes of ABI 1.0's fields")
         }
         let pluginMajor = plugin.abi_version >> 16
         guard pluginMajor == UInt32(MOTION_ABI_VERSION_MAJOR) else {
-            throw HandshakeError(
+            throw failure(
                 .abiMismatch,
-                "\(name): built for ABI \(pluginMajor).\(plugin.abi_version & 0xFFFF); this host speaks ABI \(MOTION_ABI_VERSION_MAJOR).\(MOTION_ABI_VERSION_MINOR). To fix, rebuild the plugin against this host's motion_plugin.h"
+                "the library was built for ABI \(pluginMajor).\(plugin.abi_version & 0xFFFF); this host speaks ABI \(MOTION_ABI_VERSION_MAJOR).\(MOTION_ABI_VERSION_MINOR). To fix, rebuild the plugin against this host's motion_plugin.h"
             )
         }
         guard plugin.create_performer != nil, plugin.destroy_performer != nil, plugin.add_plan != nil,
             plugin.add_named_plan != nil, plugin.remove_named_plan != nil, plugin.get_extension != nil
         else {
-            throw HandshakeError(.malformedInterface, "\(name): motion_plugin_v1 has a NULL function pointer; every function is required")
+            throw failure(.invalidInterface, "motion_plugin_v1 has a NULL function pointer; every function is required")
         }
         guard let idPointer = plugin.plugin_id else {
-            throw HandshakeError(.malformedInterface, "\(name): motion_plugin_v1.plugin_id is NULL")
+            throw failure(.invalidInterface, "motion_plugin_v1.plugin_id is NULL")
         }
         let id = String(cString: idPointer)
         if let expectedID, expectedID != id {
-            throw HandshakeError(.idMismatch, "\(name): the library says it is plugin \"\(id)\", the manifest says \"\(expectedID)\"")
+            throw failure(.invalidInterface, "the library says it is plugin \"\(id)\", the manifest says \"\(expectedID)\"")
         }
         self.table = table
         self.pluginID = id
@@ -86,48 +98,4 @@ public final class EntryPlugin: @unchecked Sendable {
     public var hasFrames: Bool { frames != nil }
     /// Whether the plugin accepts device-motion samples (`motion.device-motion/1`).
     public var hasDeviceMotion: Bool { deviceMotion != nil }
-}
-
-/// Why a plugin's entry, interface or performer creation was refused.
-public struct HandshakeError: Error, CustomStringConvertible, Sendable {
-    /// What kind of failure this is.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: String, Sendable { case refused, malformedInterface, abiMismatch, idMismatch, unknownClass, creationFailed }
-        private let value: Value
-        private init(_ value: Value) { self.value = value }
-        /// The entry function returned NULL.
-        public static let refused = Code(.refused)
-        /// The returned table is too small or has NULL functions.
-        public static let malformedInterface = Code(.malformedInterface)
-        /// The plugin's ABI major differs from the host's.
-        public static let abiMismatch = Code(.abiMismatch)
-        /// The plugin's id differs from its manifest's.
-        public static let idMismatch = Code(.idMismatch)
-        /// `create_performer` does not know the class (`MOTION_ERR_UNKNOWN_CLASS`).
-        public static let unknownClass = Code(.unknownClass)
-        /// `create_performer` returned NULL for another reason.
-        public static let creationFailed = Code(.creationFailed)
-        public var description: String { value.rawValue }
-    }
-
-    /// What kind of failure this is.
-    public let code: Code
-    /// One line: which plugin, what happened, how to fix it.
-    public let message: String
-
-    init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { message }
-}
-
-/// A plugin's refusal of a plan or a removal: its status code and message.
-public struct PluginCallError: Error, CustomStringConvertible, Sendable {
-    /// The `motion_status` the plugin returned.
-    public let status: Int32
-    /// One line: plugin, call, status name, the plugin's message.
-    public let message: String
-    public var description: String { message }
 }

@@ -64,6 +64,7 @@ final class HostContext: @unchecked Sendable {
         }
         guard let token else {
             let wasTerminated = tokens.withLock { $0.terminated.contains(id) }
+            if wasTerminated { HostDiagnostics.recordDoubleTermination() }
             return wasTerminated ? MOTION_ERR_TOKEN_ALREADY_TERMINATED : MOTION_ERR_UNKNOWN_TOKEN
         }
         do {

@@ -13,6 +13,7 @@ public struct PluginError: Error, CustomStringConvertible, @unchecked Sendable {
         private enum Value: String, Sendable {
             case libraryNotFound, pathEscape, notARegularFile, insecurePermissions, wrongOwner, unreadable
             case hashMismatch, loadFailed, missingSymbol, abiMismatch, entryRefused, invalidInterface, unknownClass
+            case creationFailed, invalidDeclaration, callFailed
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -44,6 +45,14 @@ public struct PluginError: Error, CustomStringConvertible, @unchecked Sendable {
         public static let invalidInterface = Code(.invalidInterface)
         /// The plugin does not know a performer class its manifest declares (for the loading layer).
         public static let unknownClass = Code(.unknownClass)
+        /// The plugin's create function returned NULL (`create_performer`, or a declared `create`).
+        public static let creationFailed = Code(.creationFailed)
+        /// A declarative C performer's declaration cannot be called: an unsupported signature or a
+        /// field that does not convert to its declared C type.
+        public static let invalidDeclaration = Code(.invalidDeclaration)
+        /// The plugin refused a call (`add_plan`, `add_named_plan`, `remove_named_plan` or a declared plan
+        /// function returned an error status); ``PluginError/status`` holds the `motion_status`.
+        public static let callFailed = Code(.callFailed)
 
         public var description: String { value.rawValue }
     }
@@ -58,6 +67,8 @@ public struct PluginError: Error, CustomStringConvertible, @unchecked Sendable {
     public let library: String?
     /// The cause, if another error caused this one.
     public let underlying: (any Error)?
+    /// The `motion_status` a plugin returned, for ``Code/callFailed``.
+    public var status: Int32?
 
     /// A plugin error.
     /// - Parameters:

@@ -1,23 +1,119 @@
-/// `motion-host plugins list`: lists the plugins found on the search path.
+import Foundation
+import MotionCore
+import MotionHost
+
+/// `motion-host plugins list`: lists the plugins found on the search path, from their manifests
+/// (no library is loaded): id, version, library (where it resolves, or why not), plan types, status.
 /// - Parameter values: `--plugin-path` (repeating), `--config`, `--format text|json`.
-/// - Returns: The exit status.
-/// - Throws: ``MotionHostError`` `.notAvailable` in this build.
+/// - Returns: 0.
+/// - Throws: ``MotionHostError`` for a missing folder or a bad configuration file.
 func runPluginsList(_ values: ParsedValues) throws -> Int32 {
-    throw MotionHostError(.notAvailable, "plugins list: not available in this build")
+    let environment = try PluginEnvironment(pluginPaths: values.values("plugin-path"), configPath: values.value("config"))
+    let catalog = environment.catalog
+    struct Row {
+        var id: String
+        var version: String
+        var library: String
+        var planTypes: [String]
+        var status: String
+        var manifest: String
+    }
+    var rows: [Row] = []
+    for plugin in catalog.plugins {
+        let library: String
+        var status = "valid"
+        do {
+            library = try environment.loader.resolve(plugin).path
+        } catch {
+            library = plugin.library
+            status = "library unavailable: \(error.message)"
+        }
+        let contested = plugin.planTypes.filter { catalog.entry(forPlanType: $0)?.plugin.id != plugin.id }
+        if !contested.isEmpty, status == "valid" { status = "contested plan types: \(contested.joined(separator: ", "))" }
+        rows.append(
+            Row(
+                id: plugin.id, version: plugin.version, library: library, planTypes: plugin.planTypes, status: status,
+                manifest: plugin.url.relativePath))
+    }
+    for plugin in catalog.disabled {
+        rows.append(
+            Row(
+                id: plugin.id, version: plugin.version, library: plugin.library, planTypes: plugin.planTypes,
+                status: "disabled by the host configuration", manifest: plugin.url.relativePath))
+    }
+    if values.value("format") == "json" {
+        var lines: [String] = []
+        for row in rows {
+            var object: [String: JSONValue] = [
+                "id": .string(row.id), "version": .string(row.version), "library": .string(row.library),
+                "planTypes": .array(row.planTypes.map { .string($0) }), "status": .string(row.status), "manifest": .string(row.manifest),
+            ]
+            object["valid"] = .bool(row.status == "valid")
+            var bytes: [UInt8] = []
+            JSONValue.object(object).writeJSON(into: &bytes)
+            lines.append(String(decoding: bytes, as: UTF8.self))
+        }
+        for problem in catalog.problems {
+            var bytes: [UInt8] = []
+            JSONValue.object(["invalid": .string(problem.description), "valid": false]).writeJSON(into: &bytes)
+            lines.append(String(decoding: bytes, as: UTF8.self))
+        }
+        print(lines.joined(separator: "\n"))
+        return 0
+    }
+    if rows.isEmpty && catalog.problems.isEmpty {
+        print("No plugins found. Searched: \(catalog.searchPath.directories.map(\.path).joined(separator: ", ")).")
+        return 0
+    }
+    let table =
+        [["ID", "VERSION", "LIBRARY", "PLAN TYPES", "STATUS"]]
+        + rows.map { [$0.id, $0.version, $0.library, $0.planTypes.joined(separator: ", "), $0.status] }
+    let widths = (0..<5).map { column in table.map { $0[column].count }.max() ?? 0 }
+    for row in table {
+        print(row.enumerated().map { $1.padding(toLength: $0 == 4 ? $1.count : widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
+    }
+    for problem in catalog.problems { print("invalid: \(problem)") }
+    return 0
 }
 
-/// `motion-host plugins describe PLANTYPE`: the plan type's summary and fields, from its manifest.
+/// `motion-host plugins describe PLANTYPE`: the plan type's summary and fields with types, units,
+/// defaults and ranges, from its manifest (no library is loaded).
 /// - Parameter values: The `plan-type` argument, `--plugin-path`, `--config`.
-/// - Returns: The exit status.
-/// - Throws: ``MotionHostError`` `.notAvailable` in this build.
+/// - Returns: 0.
+/// - Throws: ``MotionHostError`` naming the plan type when no manifest declares it (with the nearest
+///   known plan type), or the reason it is unavailable (contested, invalid manifest).
 func runPluginsDescribe(_ values: ParsedValues) throws -> Int32 {
-    throw MotionHostError(.notAvailable, "plugins describe: not available in this build")
-}
-
-/// `motion-host plugins validate MANIFEST|DIR`: runs each plugin's checks in a child process.
-/// - Parameter values: The `path` argument and `--timeout`.
-/// - Returns: The exit status (1 when any check fails).
-/// - Throws: ``MotionHostError`` `.notAvailable` in this build.
-func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
-    throw MotionHostError(.notAvailable, "plugins validate: not available in this build")
+    let environment = try PluginEnvironment(pluginPaths: values.values("plugin-path"), configPath: values.value("config"))
+    let planType = values.argument("plan-type") ?? ""
+    guard let entry = environment.catalog.entry(forPlanType: planType) else {
+        if let problem = environment.catalog.unavailability(ofPlanType: planType) {
+            throw MotionHostError(.registryUnavailable, "plan type \"\(planType)\" is unavailable: \(problem)")
+        }
+        let known = environment.catalog.planTypes
+        throw MotionHostError(
+            .registryUnavailable,
+            "no manifest declares plan type \"\(planType)\"\(suggestion(for: planType, among: known)). Known plan types: \(known.isEmpty ? "none" : known.joined(separator: ", "))."
+        )
+    }
+    var out = "\(entry.plan.type)"
+    if let summary = entry.plan.summary { out += " — \(summary)" }
+    out += "\n  plugin \(entry.plugin.id) \(entry.plugin.version) (\(entry.plugin.url.relativePath)), library \(entry.plugin.library)"
+    out += "\n  performer class \(entry.performer.className) (\(entry.performer.interface.rawValue))"
+    if !entry.performer.capabilities.isEmpty {
+        out += "; capabilities: \(entry.performer.capabilities.map(\.rawValue).joined(separator: ", "))"
+    }
+    out += "\n\nFIELDS:\n"
+    if entry.plan.fields.isEmpty { out += "  (none)\n" }
+    for field in entry.plan.fields {
+        var facts = [field.expectation]
+        if let defaultValue = field.defaultValue {
+            var bytes: [UInt8] = []
+            defaultValue.writeJSON(into: &bytes)
+            facts.append("default \(String(decoding: bytes, as: UTF8.self))")
+        }
+        out += "  \(field.name.padding(toLength: max(14, field.name.count), withPad: " ", startingAt: 0))  \(facts.joined(separator: "; "))\n"
+        if let summary = field.summary { out += "  \(String(repeating: " ", count: max(14, field.name.count)))  \(summary)\n" }
+    }
+    print(out, terminator: "")
+    return 0
 }

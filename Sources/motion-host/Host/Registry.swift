@@ -1,29 +1,66 @@
 import Foundation
 import MotionCore
-import MotionTesting
+import MotionHost
 
-/// Builds the performer registry of a run: every registry construction of the CLI is in this file.
-///
-/// In this build the registry holds MotionTesting's in-process test performers (`SetValue`,
-/// `HoldTokens`, `Emit`, `Record`, `RecordToo`, `RecordOther`); the plugin host replaces this file
-/// with discovery of manifests over the search path and loading of plugin libraries.
-///
+/// What a command needs of the plugin host: the host configuration, the discovered manifests and the
+/// loader. Every registry construction of the CLI is in this file.
+struct PluginEnvironment {
+    let configuration: HostConfiguration
+    let catalog: PluginCatalog
+    let loader: LibraryLoader
+
+    /// Reads the host configuration and discovers manifests.
+    ///
+    /// Search path: `--plugin-path` folders, then `MOTION_PLUGIN_PATH`, the configuration's `searchPaths`,
+    /// `$XDG_DATA_HOME/motion/plugins`, `/usr/local/lib/motion/plugins`, `/usr/lib/motion/plugins`.
+    /// Libraries are looked for beside each manifest, in the configuration's `libraryPaths`, then in this
+    /// executable's folder (where `swift build` puts the sample plugins). Discovery uses the cache in
+    /// `$XDG_CACHE_HOME/motion`, keyed by each manifest's path, size and modification time.
+    /// - Parameters:
+    ///   - pluginPaths: Folders given with `--plugin-path`, searched first, in order.
+    ///   - configPath: A host configuration file given with `--config`, or `nil` for the default
+    ///     (`$XDG_CONFIG_HOME/motion/host.json`, which may be absent).
+    /// - Throws: ``MotionHostError`` `.registryUnavailable` naming a plugin folder or configuration file
+    ///   that does not exist or does not decode.
+    init(pluginPaths: [String], configPath: String?) throws(MotionHostError) {
+        for path in pluginPaths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw MotionHostError(.registryUnavailable, file: path, "--plugin-path: no such folder")
+            }
+        }
+        do {
+            if let configPath {
+                guard FileManager.default.fileExists(atPath: configPath) else {
+                    throw MotionHostError(.registryUnavailable, file: configPath, "--config: no such file")
+                }
+                configuration = try HostConfiguration.load(contentsOf: URL(fileURLWithPath: configPath))
+            } else {
+                configuration = try HostConfiguration.loadDefault()
+            }
+        } catch let error as MotionHostError {
+            throw error
+        } catch {
+            throw MotionHostError(.registryUnavailable, "\(error)", underlying: error)
+        }
+        let searchPath = PluginSearchPath(
+            explicit: pluginPaths.map { URL(fileURLWithPath: $0, isDirectory: true) }, configuration: configuration)
+        catalog = PluginCatalog.discover(searchPath: searchPath, configuration: configuration, cache: DiscoveryCache.standard())
+        loader = LibraryLoader(configuration: configuration, extraLibraryDirectories: LibraryLoader.executableDirectory().map { [$0] } ?? [])
+    }
+}
+
+/// Builds the performer registry of a run: the plugin host over the discovered manifests. Each invalid
+/// manifest is reported on standard error as one warning line; the others load.
 /// - Parameters:
 ///   - pluginPaths: Folders given with `--plugin-path`, searched first, in order.
-///   - configPath: A host configuration file given with `--config`, or `nil` for the default
-///     (`$XDG_CONFIG_HOME/motion/host.json`).
+///   - configPath: A host configuration file given with `--config`, or `nil` for the default.
 /// - Returns: The registry the scheduler resolves plan types with.
-/// - Throws: ``MotionHostError`` `.registryUnavailable` naming a plugin folder or configuration file
-///   that does not exist.
+/// - Throws: ``MotionHostError`` `.registryUnavailable` (see ``PluginEnvironment``).
 func makeRegistry(pluginPaths: [String], configPath: String?) throws -> any PerformerRegistry {
-    for path in pluginPaths {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw MotionHostError(.registryUnavailable, file: path, "--plugin-path: no such folder")
-        }
+    let environment = try PluginEnvironment(pluginPaths: pluginPaths, configPath: configPath)
+    for problem in environment.catalog.problems {
+        CommandLineTool.writeStandardError("warning: \(problem)\n")
     }
-    if let configPath, !FileManager.default.fileExists(atPath: configPath) {
-        throw MotionHostError(.registryUnavailable, file: configPath, "--config: no such file")
-    }
-    return TestPerformers.makeRegistry(log: CallLog())
+    return PluginHost(catalog: environment.catalog, loader: environment.loader)
 }

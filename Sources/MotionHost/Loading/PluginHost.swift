@@ -1,0 +1,132 @@
+import CMotionABI
+import Foundation
+import MotionCore
+
+/// The plugin host as a ``PerformerRegistry``: plan types come from the manifests of a
+/// ``PluginCatalog``; a plugin's library is checked and loaded (``LibraryLoader``) the first time a
+/// performer of one of its classes is needed, once per process, and its performers are proxied to
+/// MotionCore (entry plugins through `motion_plugin_v1`, declarative ones through libffi).
+///
+/// Every plan is validated against its manifest (``PlanManifest/validate(_:)``, defaults filled in)
+/// before any plugin code sees it; a failing plan fails the commit and never reaches the plugin.
+///
+/// Thread rule: use on the scheduler's thread (it is the scheduler's registry).
+public final class PluginHost: PerformerRegistry {
+    /// The manifests this host performs.
+    public let catalog: PluginCatalog
+    /// Checks and opens libraries.
+    public let loader: LibraryLoader
+    private var classes: [ClassKey: PerformerClass] = [:]
+    private var loaded: [String: LoadedPlugin] = [:]
+
+    private struct ClassKey: Hashable {
+        let pluginID: String
+        let className: String
+    }
+
+    private enum LoadedPlugin {
+        case library(LoadedLibrary, entry: EntryPlugin?)
+        case failed(PluginError)
+    }
+
+    /// A host over a catalog.
+    /// - Parameters:
+    ///   - catalog: The discovered manifests.
+    ///   - loader: How libraries are found, checked and opened.
+    public init(catalog: PluginCatalog, loader: LibraryLoader) {
+        self.catalog = catalog
+        self.loader = loader
+    }
+
+    public var planTypes: [String] { catalog.planTypes }
+
+    /// The ids of the plugins whose libraries are loaded, sorted.
+    public var loadedPluginIDs: [String] {
+        loaded.compactMap { id, state in if case .library = state { id } else { nil } }.sorted()
+    }
+
+    /// The performer class for a plan type, from its manifest; no library is loaded here.
+    /// - Throws: The catalog's ``ManifestError`` when the plan type is contested or its manifest is invalid.
+    public func performerClass(forPlanType type: String) throws -> PerformerClass? {
+        guard let entry = catalog.entry(forPlanType: type) else {
+            if let problem = catalog.unavailability(ofPlanType: type) { throw problem }
+            return nil
+        }
+        let key = ClassKey(pluginID: entry.plugin.id, className: entry.performer.className)
+        if let existing = classes[key] { return existing }
+        let manifest = entry.plugin
+        let performer = entry.performer
+        let plans = Dictionary(performer.plans.map { ($0.type, $0) }, uniquingKeysWith: { first, _ in first })
+        let performerClass = PerformerClass(
+            name: performer.className, origin: manifest.url.relativePath,
+            preparePlan: { plan in
+                guard let declaration = plans[plan.type] else { return plan }
+                do {
+                    return try declaration.validate(plan)
+                } catch let error as PlanValidationError {
+                    throw CommitError(code: .invalidPlan, message: error.message, underlying: error)
+                }
+            },
+            make: { [weak self] context in
+                guard let self else {
+                    throw PluginError(code: .loadFailed, message: "the plugin host is gone", for: manifest)
+                }
+                return try self.makePerformer(manifest: manifest, performer: performer, target: context.target)
+            })
+        classes[key] = performerClass
+        return performerClass
+    }
+
+    private func makePerformer(manifest: PluginManifest, performer: PerformerManifest, target: Target) throws -> any Performer {
+        let (library, entry) = try load(manifest)
+        switch performer.interface {
+        case .entry:
+            guard let entry else {
+                throw PluginError(code: .invalidInterface, message: "the manifest declares no entry performer", for: manifest)
+            }
+            return try EntryPerformer(plugin: entry, className: performer.className, target: target)
+        case .functions:
+            return try DeclarativePerformer(functions: try declaredFunctions(manifest, performer, library), target: target)
+        }
+    }
+
+    private var declared: [ClassKey: DeclaredFunctions] = [:]
+
+    private func declaredFunctions(_ manifest: PluginManifest, _ performer: PerformerManifest, _ library: LoadedLibrary) throws(PluginError)
+        -> DeclaredFunctions
+    {
+        let key = ClassKey(pluginID: manifest.id, className: performer.className)
+        if let existing = declared[key] { return existing }
+        let functions = try DeclaredFunctions(manifest: manifest, performer: performer, library: library)
+        declared[key] = functions
+        return functions
+    }
+
+    /// Loads a plugin's library once: the trust checks and `dlopen` (``LibraryLoader``), then for a
+    /// plugin with entry performers `motion_plugin_entry` and the ABI checks (``EntryPlugin``).
+    /// A failure is remembered, so a broken plugin is not retried on every commit.
+    /// - Throws: ``PluginError``.
+    @discardableResult
+    public func load(_ manifest: PluginManifest) throws(PluginError) -> (LoadedLibrary, EntryPlugin?) {
+        switch loaded[manifest.id] {
+        case .library(let library, let entry)?: return (library, entry)
+        case .failed(let error)?: throw error
+        case nil: break
+        }
+        do {
+            let library = try loader.load(manifest)
+            var entry: EntryPlugin?
+            if manifest.performers.contains(where: { $0.interface == .entry }) {
+                let symbol = try library.requiredSymbol(MOTION_PLUGIN_ENTRY_SYMBOL, for: manifest)
+                entry = try EntryPlugin(
+                    entry: unsafeBitCast(symbol, to: motion_plugin_entry_fn.self), name: manifest.id, expectedID: manifest.id,
+                    manifest: manifest.url, library: manifest.library)
+            }
+            loaded[manifest.id] = .library(library, entry: entry)
+            return (library, entry)
+        } catch {
+            loaded[manifest.id] = .failed(error)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+import MotionCore
+import Synchronization
+
+/// One check of a plugin, as ``PluginValidator`` reports it.
+public struct PluginCheck: Sendable, Hashable, CustomStringConvertible {
+    /// How a check ended.
+    public enum Outcome: String, Sendable, Hashable {
+        case pass = "PASS"
+        case fail = "FAIL"
+        case skip = "SKIP"
+    }
+
+    /// The check's name, e.g. `default plan Tween`.
+    public let name: String
+    /// How it ended.
+    public let outcome: Outcome
+    /// What was found, e.g. `12.3 ms` or the error.
+    public let detail: String
+
+    /// A check result.
+    public init(name: String, outcome: Outcome, detail: String) {
+        self.name = name
+        self.outcome = outcome
+        self.detail = detail
+    }
+
+    /// One line: `PASS name: detail`.
+    public var description: String { "\(outcome.rawValue) \(name)\(detail.isEmpty ? "" : ": \(detail)")" }
+}
+
+/// Runs the checks of one plugin, in this process (as clap-validator does inside its child process):
+/// the manifest decodes; the library passes the trust checks and loads with `RTLD_NOW`; the entry and
+/// ABI checks pass; scanning (load + entry) takes under 100 ms; each performer class creates a
+/// performer; each plan type accepts its schema's default plan and an entry performer rejects a
+/// malformed one; every is-active token taken is terminated (within 10 s of simulated frames); no
+/// emission names an unknown plan type, and no token is terminated twice; performers are destroyed.
+///
+/// A plugin that crashes or hangs takes this process with it: run the validator in a child process
+/// (the CLI's `plugins validate` does) and read the `willStart` names to tell where it stopped.
+///
+/// Thread rule: one thread.
+public final class PluginValidator {
+    /// The longest acceptable scan (library load + entry + ABI checks), seconds.
+    public static let scanTimeLimit = 0.1
+    /// How long performers may run (simulated) before held tokens count as never terminated, seconds.
+    public static let activityLimit = 10.0
+
+    private let manifestURL: URL
+    private let loader: LibraryLoader
+    private let willStart: (String) -> Void
+    private let report: (PluginCheck) -> Void
+    private var failures = 0
+
+    /// A validator for one manifest.
+    /// - Parameters:
+    ///   - manifestURL: The plugin's manifest.
+    ///   - loader: How its library is found, checked and opened.
+    ///   - willStart: Called with each check's name before it runs (so a crash can be placed).
+    ///   - report: Called with each check's result.
+    public init(manifestURL: URL, loader: LibraryLoader, willStart: @escaping (String) -> Void, report: @escaping (PluginCheck) -> Void) {
+        self.manifestURL = manifestURL
+        self.loader = loader
+        self.willStart = willStart
+        self.report = report
+    }
+
+    private func check(_ name: String, _ body: () throws -> String) -> Bool {
+        willStart(name)
+        do {
+            report(PluginCheck(name: name, outcome: .pass, detail: try body()))
+            return true
+        } catch let skip as Skip {
+            report(PluginCheck(name: name, outcome: .skip, detail: skip.reason))
+            return true
+        } catch {
+            failures += 1
+            report(PluginCheck(name: name, outcome: .fail, detail: "\(error)"))
+            return false
+        }
+    }
+
+    private struct Skip: Error { let reason: String }
+    private struct Failure: Error, CustomStringConvertible { let description: String }
+
+    /// Runs every check, in order, stopping early when a later check could not run.
+    /// - Returns: Whether every check passed.
+    @discardableResult
+    public func run() -> Bool {
+        var manifest: PluginManifest?
+        guard
+            check(
+                "manifest",
+                {
+                    manifest = try PluginManifest.load(contentsOf: manifestURL)
+                    return "\(manifest!.id) \(manifest!.version), ABI \(manifest!.abiVersion)"
+                }), let manifest
+        else { return false }
+
+        let catalog = PluginCatalog(plugins: [manifest])
+        let host = PluginHost(catalog: catalog, loader: loader)
+        var scanSeconds = 0.0
+        guard
+            check(
+                "load (trust checks, RTLD_NOW, entry, ABI)",
+                {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    let (library, entry) = try host.load(manifest)
+                    scanSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                    var detail = library.resolvedPath
+                    if let entry { detail += ", plugin \(entry.pluginID), ABI \(entry.abiVersion >> 16).\(entry.abiVersion & 0xFFFF)" }
+                    return detail
+                })
+        else { return false }
+        _ = check("scan time") {
+            let text = String(format: "%.1f ms", scanSeconds * 1000)
+            guard scanSeconds < Self.scanTimeLimit else {
+                throw Failure(description: "\(text), over the \(Int(Self.scanTimeLimit * 1000)) ms limit")
+            }
+            return text
+        }
+
+        let doubleTerminationsBefore = HostDiagnostics.doubleTerminations
+        do {
+            let scene = Scene()
+            let target = scene.addTarget("validator")
+            let tracer = EmissionRecorder()
+            let scheduler = Scheduler(scene: scene, registry: host)
+            scheduler.addTracer(tracer)
+            for performer in manifest.performers {
+                for plan in performer.plans {
+                    _ = check("default plan \(plan.type)") {
+                        try scheduler.commit(Transaction([.add(Self.defaultPlan(for: plan), target: target.id)]))
+                        return "accepted"
+                    }
+                    _ = check("malformed plan \(plan.type)") {
+                        guard performer.interface == .entry else {
+                            throw Skip(reason: "a declarative performer receives typed C arguments, never raw JSON")
+                        }
+                        guard let proxy = scheduler.performer(forTarget: target.id, className: performer.className) as? EntryPerformer else {
+                            throw Failure(description: "performer class \(performer.className) was not created")
+                        }
+                        do {
+                            try proxy.addPlan(Self.malformedPlan(for: plan))
+                        } catch {
+                            return "rejected (\(error))"
+                        }
+                        throw Failure(description: "add_plan accepted a plan whose fields have the wrong JSON types")
+                    }
+                }
+            }
+            _ = check("tokens terminated") {
+                var time = 0.0
+                while scheduler.isActive, time < Self.activityLimit {
+                    time += 1.0 / 60
+                    scheduler.advanceFrame(to: time)
+                }
+                guard !scheduler.isActive else {
+                    if manifest.performers.contains(where: { $0.capabilities.contains(.deviceMotion) }) {
+                        throw Skip(
+                            reason: "\(scheduler.outstandingTokenCount) token(s) held: a device-motion performer holds its token while samples stream"
+                        )
+                    }
+                    throw Failure(
+                        description: "\(scheduler.outstandingTokenCount) is-active token(s) still held after \(Int(Self.activityLimit)) s of frames")
+                }
+                let twice = HostDiagnostics.doubleTerminations - doubleTerminationsBefore
+                guard twice == 0 else {
+                    throw Failure(description: "a token was terminated twice (\(twice) time(s)); each token terminates exactly once")
+                }
+                return String(format: "idle after %.2f s", time)
+            }
+            _ = check("emissions name known plan types") {
+                let known = Set(catalog.planTypes)
+                let unknown = Set(tracer.emittedPlanTypes).subtracting(known).sorted()
+                guard unknown.isEmpty else {
+                    let described = unknown.map { "\"\($0)\"" }.joined(separator: ", ")
+                    throw Failure(description: "emitted plan types no manifest of this plugin declares: \(described)")
+                }
+                return tracer.emittedPlanTypes.isEmpty ? "no emissions" : "emitted \(Set(tracer.emittedPlanTypes).sorted().joined(separator: ", "))"
+            }
+            willStart("destroy performers")
+        }
+        report(PluginCheck(name: "destroy performers", outcome: .pass, detail: ""))
+        return failures == 0
+    }
+
+    /// The plan a manifest's schema describes with every default, and a value in range for each required
+    /// field without one.
+    static func defaultPlan(for plan: PlanManifest) -> Plan {
+        var fields: [String: JSONValue] = [:]
+        for field in plan.fields {
+            if let value = field.defaultValue {
+                fields[field.name] = value
+            } else if field.required {
+                fields[field.name] = sampleValue(for: field)
+            }
+        }
+        return Plan(type: plan.type, fields: fields)
+    }
+
+    private static func sampleValue(for field: FieldManifest) -> JSONValue {
+        if let first = field.enumValues?.first { return first }
+        let number = min(max(0, field.minimum ?? 0), field.maximum ?? .infinity)
+        switch field.type {
+        case .number: return .number(number)
+        case .integer: return .number(number.rounded(.up))
+        case .boolean: return .bool(false)
+        case .string: return .string("opacity")
+        case .vector: return .array(Array(repeating: .number(number), count: field.itemRange.lowerBound))
+        case .object: return .object([:])
+        case .array: return .array([])
+        }
+    }
+
+    /// A plan whose every field has the wrong JSON type (a string where a number is due, and so on).
+    static func malformedPlan(for plan: PlanManifest) -> Plan {
+        var fields: [String: JSONValue] = [:]
+        for field in plan.fields {
+            fields[field.name] = field.type == .string ? .number(42) : .string("not a \(field.type.rawValue)")
+        }
+        if fields.isEmpty { fields["unexpected"] = .string("field") }
+        return Plan(type: plan.type, fields: fields)
+    }
+}
+
+/// Records the plan types of emitted transactions.
+private final class EmissionRecorder: Tracer {
+    var emittedPlanTypes: [String] = []
+    func trace(_ event: TraceEvent) {
+        if case .emitted(let transaction, _, _) = event {
+            emittedPlanTypes += transaction.operations.compactMap { $0.plan?.type }
+        }
+    }
+}
+
+/// Counts of plugin misbehaviour the host absorbed, for the validator.
+enum HostDiagnostics {
+    private static let counts = Mutex(0)
+    /// How many times a plugin terminated an already terminated token (`MOTION_ERR_TOKEN_ALREADY_TERMINATED`).
+    static var doubleTerminations: Int { counts.withLock { $0 } }
+    static func recordDoubleTermination() { counts.withLock { $0 += 1 } }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import MotionHost
+
+/// The hidden first argument that makes `motion-host` the validator's child process for one manifest.
+let validateChildArgument = "__validate-plugin"
+
+/// `motion-host plugins validate MANIFEST|DIR`: checks each plugin in a child process with a timeout,
+/// as clap-validator does, so a plugin that crashes or hangs is reported, not fatal. Prints one line per
+/// check (`PASS`, `FAIL`, `SKIP`), then a summary.
+/// - Parameter values: The `path` argument (a manifest, or a folder of `*.json` manifests) and `--timeout`.
+/// - Returns: 0 when every check passed, 1 otherwise.
+/// - Throws: ``MotionHostError`` when the path does not exist or holds no manifest; ``UsageError`` for
+///   a bad `--timeout`.
+func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
+    let path = values.argument("path") ?? ""
+    let timeoutText = values.value("timeout") ?? "10"
+    guard let timeout = Double(timeoutText), timeout > 0 else {
+        throw UsageError(message: "The value '\(timeoutText)' is invalid for '--timeout <s>': expected seconds > 0", commandPath: values.commandPath)
+    }
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        throw MotionHostError(.unreadableFile, file: path, "no such file or folder")
+    }
+    let manifests: [String]
+    if isDirectory.boolValue {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        manifests = names.filter { $0.hasSuffix(".json") }.sorted().map { (path as NSString).appendingPathComponent($0) }
+        guard !manifests.isEmpty else { throw MotionHostError(.unreadableFile, file: path, "the folder holds no *.json manifest") }
+    } else {
+        manifests = [path]
+    }
+    var checks = 0
+    var failed = 0
+    for manifest in manifests {
+        let result = validateInChild(manifest: manifest, timeout: timeout)
+        for line in result.lines {
+            print("\(manifest): \(line)")
+            checks += 1
+            if line.hasPrefix("FAIL") { failed += 1 }
+        }
+    }
+    print("\(manifests.count) plugin\(manifests.count == 1 ? "" : "s"), \(checks) checks: \(checks - failed) passed, \(failed) failed")
+    return failed == 0 ? 0 : 1
+}
+
+/// Runs the checks of one manifest in a child process (this executable with `__validate-plugin`).
+/// - Returns: The check lines, with a `FAIL` line added when the child crashed, hung or failed to start.
+private func validateInChild(manifest: String, timeout: Double) -> (lines: [String], exitStatus: Int32) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    process.arguments = [validateChildArgument, manifest]
+    var environment = ProcessInfo.processInfo.environment
+    environment["SWIFT_BACKTRACE"] = "enable=no"  // a crashing plugin should end the child at once
+    process.environment = environment
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    let finished = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in finished.signal() }
+    do {
+        try process.run()
+    } catch {
+        return (["FAIL child process: could not start \(process.executableURL?.path ?? "motion-host"): \(error)"], 1)
+    }
+    // Read while waiting, so a chatty child never blocks on a full pipe.
+    let reader = OutputCollector(handle: output.fileHandleForReading)
+    var timedOut = false
+    if finished.wait(timeout: .now() + timeout) == .timedOut {
+        timedOut = true
+        kill(process.processIdentifier, SIGKILL)
+        finished.wait()
+    }
+    let text = reader.finish()
+    var lines: [String] = []
+    var current: String?
+    for line in text.split(separator: "\n").map(String.init) {
+        if line.hasPrefix("BEGIN ") {
+            current = String(line.dropFirst(6))
+        } else {
+            lines.append(line)
+            current = nil
+        }
+    }
+    if timedOut {
+        lines.append("FAIL \(current ?? "checks"): timed out after \(timeoutDescription(timeout)); the plugin hangs")
+    } else if process.terminationReason == .uncaughtSignal {
+        let signal = process.terminationStatus
+        lines.append("FAIL \(current ?? "checks"): the plugin crashed the child process with signal \(signal) (\(signalName(signal)))")
+    } else if process.terminationStatus != 0, !lines.contains(where: { $0.hasPrefix("FAIL") }) {
+        lines.append("FAIL checks: the child process exited with status \(process.terminationStatus)")
+    }
+    return (lines, process.terminationStatus)
+}
+
+private func timeoutDescription(_ seconds: Double) -> String {
+    seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+}
+
+private func signalName(_ signal: Int32) -> String {
+    switch signal {
+    case SIGSEGV: "SIGSEGV"
+    case SIGBUS: "SIGBUS"
+    case SIGABRT: "SIGABRT"
+    case SIGILL: "SIGILL"
+    case SIGFPE: "SIGFPE"
+    case SIGKILL: "SIGKILL"
+    case SIGTRAP: "SIGTRAP"
+    default: "signal \(signal)"
+    }
+}
+
+/// Collects a pipe's output on a background thread.
+private final class OutputCollector: @unchecked Sendable {
+    // @unchecked: `data` is written by the reading thread and read only after `done` is signalled.
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+    }
+
+    func finish() -> String {
+        done.wait()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// The child process: runs ``PluginValidator`` on one manifest, printing `BEGIN <check>` before each
+/// check and `PASS|FAIL|SKIP <check>: detail` after, flushing each line so the parent sees how far it got.
+/// - Returns: 0 when every check passed, 1 otherwise.
+func runValidateChild(manifest: String) -> Int32 {
+    // Written straight to the file descriptor (no buffering), so nothing is lost if the plugin crashes.
+    func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    let loader = LibraryLoader(extraLibraryDirectories: LibraryLoader.executableDirectory().map { [$0] } ?? [])
+    let validator = PluginValidator(
+        manifestURL: URL(fileURLWithPath: manifest), loader: loader,
+        willStart: { emit("BEGIN \($0)") }, report: { emit($0.description) })
+    return validator.run() ? 0 : 1
+}
