@@ -13,6 +13,22 @@ struct TimelineTests {
         line["changes"] as? [String: [String: Any]]
     }
 
+    @Test func targetPropertiesAreWrittenSortedByNameWhateverTheirOrderInTheScene() throws {
+        let folder = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scene = """
+            {"sceneVersion": 1, "duration": 0, "frameRate": 10,
+             "targets": [{"name": "card", "properties": {"scale": 2, "opacity": 0, "position": [1, 2]}},
+                         {"name": "badge", "properties": {"rotation": 3}}],
+             "transactions": []}
+            """
+        try Data(scene.utf8).write(to: folder.appendingPathComponent("scene.json"))
+        let result = try MotionHost.run(["run", "scene.json"], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let header = try #require(result.outputLines.first)
+        #expect(header.contains(#""targets":{"card":{"opacity":0,"position":[1,2],"scale":2},"badge":{"rotation":3}}"#), "\(header)")
+    }
+
     @Test func jsonLinesTimelineHasHeaderFramesActivityAndSummary() throws {
         let result = try MotionHost.run(["run", "basic.json"])
         #expect(result.status == 0)

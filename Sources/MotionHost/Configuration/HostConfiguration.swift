@@ -1,4 +1,5 @@
 import Foundation
+import MotionCore
 
 /// The host's own configuration: extra plugin and library folders, disabled plugins, who owns a
 /// contested plan type, and trusted SHA-256 pins of plugin libraries.
@@ -106,7 +107,7 @@ public struct HostConfiguration: Sendable, Hashable {
     /// - Returns: The configuration.
     /// - Throws: ``ManifestError`` as ``load(contentsOf:)``.
     public static func decode(_ data: Data, url: URL) throws(ManifestError) -> HostConfiguration {
-        let r = JSONDocumentReader(file: url)
+        let r = JSONDocumentReader<ManifestError>(file: url)
         let root = try r.parseObject(data)
         let keys = ["configurationVersion", "searchPaths", "libraryPaths", "disabledPlugins", "planTypeOwners", "pins"]
         _ = try r.optional(root, "configurationVersion") { (node) throws(ManifestError) in
@@ -186,7 +187,7 @@ public struct HostConfiguration: Sendable, Hashable {
             planTypeOwners: owners, pins: pins, url: url)
     }
 
-    private static func pluginID(_ node: JSONNode, _ r: JSONDocumentReader) throws(ManifestError) -> String {
+    private static func pluginID(_ node: JSONNode, _ r: JSONDocumentReader<ManifestError>) throws(ManifestError) -> String {
         let id = try r.string(node, expected: "a plugin id")
         guard ManifestDecoder.isReverseDNS(id) else {
             throw r.fail(

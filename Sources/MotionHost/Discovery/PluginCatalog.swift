@@ -1,4 +1,5 @@
 import Foundation
+import MotionCore
 
 /// Every plugin found on a search path: the valid, enabled manifests, the problems met, and which plugin
 /// performs each plan type. Built from manifests alone; no library is opened.
@@ -266,7 +267,7 @@ public struct PluginCatalog: Sendable {
                     let ids = locations.map { plugins[$0.plugin].id }
                     let error = ManifestError(
                         code: .conflict, file: configuration.url,
-                        jsonPath: JSONDocumentReader.render([.key("planTypeOwners"), .key(type)]),
+                        jsonPath: JSONPath.render([.key("planTypeOwners"), .key(type)]),
                         message:
                             "expected the id of an enabled plugin that declares plan type \(JSONText.quoted(type)) (\(ids.joined(separator: ", "))); found \(JSONText.quoted(owner)). The plan type is unavailable until the owner is fixed"
                     )

@@ -31,7 +31,7 @@ extension PluginManifest {
     /// - Returns: The manifest.
     /// - Throws: ``ManifestError`` as ``load(contentsOf:)``.
     public static func decode(_ data: Data, url: URL) throws(ManifestError) -> PluginManifest {
-        let reader = JSONDocumentReader(file: url)
+        let reader = JSONDocumentReader<ManifestError>(file: url)
         let root = try reader.parseObject(data)
         return try ManifestDecoder(reader: reader).manifest(root, url: url)
     }
@@ -39,7 +39,7 @@ extension PluginManifest {
 
 /// The validating reader behind ``PluginManifest/load(contentsOf:)``.
 struct ManifestDecoder {
-    let reader: JSONDocumentReader
+    let reader: JSONDocumentReader<ManifestError>
 
     static let manifestKeys = [
         "manifestVersion", "id", "name", "version", "abiVersion", "library", "sha256", "summary", "performers",

@@ -1,4 +1,5 @@
 import Foundation
+import MotionCore
 
 /// A problem with a manifest or host configuration file: which file, which field (as a JSON path),
 /// what was expected and what was found.
@@ -71,5 +72,22 @@ public struct ManifestError: Error, Sendable, Hashable, CustomStringConvertible 
         if let file { line += file.relativePath + ": " }
         if let jsonPath { line += jsonPath + ": " }
         return line + message
+    }
+}
+
+extension ManifestError: JSONDocumentFailure {
+    /// A problem found by the JSON document reader, with its message in the reader's own wording.
+    package init(_ problem: JSONDocumentProblem, file: URL, jsonPath: String?, message: String) {
+        let code: Code =
+            switch problem {
+            case .invalidJSON: .invalidJSON
+            case .missingField: .missingField
+            case .wrongType: .wrongType
+            case .invalidValue: .invalidValue
+            case .unknownField: .unknownField
+            case .duplicate: .duplicate
+            case .unsupportedVersion: .unsupportedVersion
+            }
+        self.init(code: code, file: file, jsonPath: jsonPath, message: message)
     }
 }

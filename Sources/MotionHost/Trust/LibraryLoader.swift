@@ -1,4 +1,5 @@
 import Foundation
+import MotionCore
 import Synchronization
 
 /// Finds a manifest's library, checks that it can be trusted, and opens it with the dynamic linker.

@@ -1,4 +1,5 @@
 import Foundation
+import MotionCore
 
 /// Why a plugin's library could not be found, trusted, loaded or used, naming the manifest and library.
 ///

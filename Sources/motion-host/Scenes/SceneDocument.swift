@@ -33,6 +33,12 @@ import MotionCore
 /// transaction at time `t` is committed at the first frame whose time is ≥ `t`, before that frame's
 /// performer updates; transactions due at the same frame are committed in file order.
 /// Unknown fields are errors (with a "did you mean"), so a misspelt field is never silently ignored.
+///
+/// Order: the file is read with Foundation's `JSONSerialization`, whose objects are unordered, so
+/// only arrays keep the order written: targets and transactions stay in file order, while a target's
+/// properties are sorted by name (and written to the timeline in that order, so a run's output does not
+/// depend on how the members were ordered). Syntax errors give the line and column; a member written
+/// twice keeps one of its values (Foundation does not report it).
 struct SceneDocument {
     /// The scene file's path, as given on the command line.
     var path: String
@@ -70,11 +76,11 @@ enum SceneDuration: Equatable {
     }
 }
 
-/// A target of a scene with its initial property values, in file order.
+/// A target of a scene with its initial property values, sorted by property name.
 struct SceneTarget {
     /// The target's name.
     var name: String
-    /// The initial values, in file order.
+    /// The initial values, sorted by property name.
     var properties: [(name: String, value: PropertyValue)]
 }
 

@@ -23,16 +23,16 @@ final class JSONLinesTimelineWriter: TimelineSink {
 
     func begin(_ header: TimelineHeader) {
         var line =
-            "{\"timeline\":1,\"scene\":\(JSONText.quoted(header.scenePath)),\"name\":\(JSONText.quoted(header.name))"
+            "{\"timeline\":1,\"scene\":\(JSONText.string(header.scenePath)),\"name\":\(JSONText.string(header.name))"
         line += ",\"frameRate\":\(JSONText.number(header.frameRate)),\"duration\":\(header.duration.jsonText)"
         if header.duration == .untilIdle { line += ",\"maximumDuration\":\(JSONText.number(header.maximumDuration))" }
         line += ",\"targets\":{"
         line += header.targets.map { target in
-            JSONText.quoted(target.name) + ":" + object(target.properties)
+            JSONText.string(target.name) + ":" + object(target.properties)
         }.joined(separator: ",")
         line += "},\"units\":{"
         let names = Set(header.targets.flatMap { $0.properties.map(\.name) }).union(header.units.keys).sorted()
-        line += names.compactMap { name in header.units[name].map { "\(JSONText.quoted(name)):\(JSONText.quoted($0))" }
+        line += names.compactMap { name in header.units[name].map { "\(JSONText.string(name)):\(JSONText.string($0))" }
         }
         .joined(separator: ",")
         output.write(line + "}}\n")
@@ -51,24 +51,24 @@ final class JSONLinesTimelineWriter: TimelineSink {
             line += "\"committed\"\(stamp(point)),\"transaction\":\(json(transaction))"
         case .emitted(let transaction, let performer, let crossesTargets):
             line +=
-                "\"emitted\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description)),\"crossesTargets\":\(crossesTargets),\"transaction\":\(json(transaction))"
+                "\"emitted\"\(stamp(point)),\"performer\":\(JSONText.string(performer.description)),\"crossesTargets\":\(crossesTargets),\"transaction\":\(json(transaction))"
         case .performerCreated(let performer):
-            line += "\"performerCreated\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description))"
+            line += "\"performerCreated\"\(stamp(point)),\"performer\":\(JSONText.string(performer.description))"
         case .planAdded(let plan, let performer):
             line +=
-                "\"planAdded\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description)),\"plan\":\(json(plan))"
+                "\"planAdded\"\(stamp(point)),\"performer\":\(JSONText.string(performer.description)),\"plan\":\(json(plan))"
         case .namedPlanAdded(let plan, let name, let performer):
             line +=
-                "\"namedPlanAdded\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description)),\"name\":\(JSONText.quoted(name)),\"plan\":\(json(plan))"
+                "\"namedPlanAdded\"\(stamp(point)),\"performer\":\(JSONText.string(performer.description)),\"name\":\(JSONText.string(name)),\"plan\":\(json(plan))"
         case .namedPlanRemoved(let name, let performer):
             line +=
-                "\"namedPlanRemoved\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description)),\"name\":\(JSONText.quoted(name))"
+                "\"namedPlanRemoved\"\(stamp(point)),\"performer\":\(JSONText.string(performer.description)),\"name\":\(JSONText.string(name))"
         case .tokenGenerated(let id, let performer):
             line +=
-                "\"tokenGenerated\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description)),\"token\":\(id)"
+                "\"tokenGenerated\"\(stamp(point)),\"performer\":\(JSONText.string(performer.description)),\"token\":\(id)"
         case .tokenTerminated(let id, let performer):
             line +=
-                "\"tokenTerminated\"\(stamp(point)),\"performer\":\(JSONText.quoted(performer.description)),\"token\":\(id)"
+                "\"tokenTerminated\"\(stamp(point)),\"performer\":\(JSONText.string(performer.description)),\"token\":\(id)"
         case .activityChanged(let isActive):
             line += "\"activityChanged\"\(stamp(point)),\"activity\":\"\(isActive ? "active" : "idle")\""
         }
@@ -88,12 +88,12 @@ final class JSONLinesTimelineWriter: TimelineSink {
                 byTarget.append((change.target, [(change.property, change.value)]))
             }
         }
-        let body = byTarget.map { JSONText.quoted($0.target) + ":" + object($0.properties) }.joined(separator: ",")
+        let body = byTarget.map { JSONText.string($0.target) + ":" + object($0.properties) }.joined(separator: ",")
         output.write("{\"frame\":\(point.frame),\"time\":\(JSONText.number(point.time)),\"changes\":{\(body)}}\n")
     }
 
     func failure(_ message: String, at point: TimelinePoint) {
-        output.write("{\"error\":\(JSONText.quoted(message))\(stamp(point))}\n")
+        output.write("{\"error\":\(JSONText.string(message))\(stamp(point))}\n")
     }
 
     func end(_ summary: TimelineSummary) {
@@ -102,7 +102,7 @@ final class JSONLinesTimelineWriter: TimelineSink {
         line += ",\"stoppedBecause\":\"\(summary.stopReason.rawValue)\""
         line += ",\"activity\":\"\(summary.isActive ? "active" : "idle")\""
         line += ",\"finalValues\":{"
-        line += summary.finalValues.map { JSONText.quoted($0.target) + ":" + object($0.properties) }
+        line += summary.finalValues.map { JSONText.string($0.target) + ":" + object($0.properties) }
             .joined(separator: ",")
         output.write(line + "}}}\n")
         output.flush()
@@ -113,7 +113,7 @@ final class JSONLinesTimelineWriter: TimelineSink {
     }
 
     private func object(_ properties: [(name: String, value: PropertyValue)]) -> String {
-        "{" + properties.map { "\(JSONText.quoted($0.name)):\(Self.value($0.value))" }.joined(separator: ",") + "}"
+        "{" + properties.map { "\(JSONText.string($0.name)):\(Self.value($0.value))" }.joined(separator: ",") + "}"
     }
 
     /// A property value as JSON: a number, or an array of numbers for a vector.
