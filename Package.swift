@@ -11,6 +11,10 @@ let package = Package(
         .library(name: "DeviceMotion", targets: ["DeviceMotion"]),
     ],
     targets: [
+        // MARK: C ABI
+        // The versioned C ABI every plugin and the host share (header only; see motion_plugin.h).
+        .target(name: "CMotionABI"),
+
         // MARK: Core runtime
         .target(name: "MotionCore"),
 
@@ -26,7 +30,7 @@ let package = Package(
 )
 
 // Strict settings for every Swift target.
-let cTargets: Set<String> = []
+let cTargets: Set<String> = ["CMotionABI"]
 for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
