@@ -9,11 +9,15 @@ let package = Package(
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "MotionTesting", targets: ["MotionTesting"]),
         .library(name: "DeviceMotion", targets: ["DeviceMotion"]),
+        .library(name: "MotionAnimation", targets: ["MotionAnimation"]),
     ],
     targets: [
         // MARK: C ABI
         // The versioned C ABI every plugin and the host share (header only; see motion_plugin.h).
         .target(name: "CMotionABI"),
+
+        // MARK: Animation math (shared by plugins and in-process performers)
+        .target(name: "MotionAnimation"),
 
         // MARK: Core runtime
         .target(name: "MotionCore"),
@@ -26,6 +30,7 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
+        .testTarget(name: "MotionAnimationTests", dependencies: ["MotionAnimation"]),
     ]
 )
 
