@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "MotionTesting", targets: ["MotionTesting"]),
         .library(name: "DeviceMotion", targets: ["DeviceMotion"]),
         .library(name: "MotionAnimation", targets: ["MotionAnimation"]),
+        .library(name: "MotionPluginKit", targets: ["MotionPluginKit"]),
     ],
     targets: [
         // MARK: C ABI
@@ -18,6 +19,10 @@ let package = Package(
 
         // MARK: Animation math (shared by plugins and in-process performers)
         .target(name: "MotionAnimation"),
+
+        // MARK: SDK
+        // The Swift SDK for plugin authors: C types and JSON bytes only cross the boundary.
+        .target(name: "MotionPluginKit", dependencies: ["CMotionABI"]),
 
         // MARK: Core runtime
         .target(name: "MotionCore"),

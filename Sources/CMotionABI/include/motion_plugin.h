@@ -340,10 +340,11 @@ typedef struct motion_host_v1 {
     uint32_t abi_version; /**< MOTION_ABI_VERSION the host was built against. */
 
     /**
-     * [thread-safe] Writes one line to the host's log, attributed to the calling plugin.
+     * [thread-safe] Writes one line to the host's log.
      * level: MOTION_LOG_*. message: NUL-terminated UTF-8, caller-owned, valid during the call (the host
-     * copies it); NULL is ignored. Callable before any performer exists, e.g. from motion_plugin_entry
-     * to say why it refuses.
+     * copies it); NULL is ignored. The function has no context argument, so the host cannot tell which
+     * plugin called: begin the message with your plugin id ("org.example.setter: ..."). Callable before
+     * any performer exists, e.g. from motion_plugin_entry to say why it refuses.
      */
     void (*log)(int32_t level, const char *message);
 
