@@ -3,6 +3,17 @@
 // Module map and boundaries: see README.md ("Modules").
 import PackageDescription
 
+// Plugins: export only the entry symbol (and, for declarative C plugins, their declared functions).
+let hiddenCSymbols: [CSetting] = [.unsafeFlags(["-fvisibility=hidden"])]
+/// Links a plugin with lld (shipped with the toolchain; unlike gold it keeps local symbols out of .dynsym)
+/// and a version script that lists the only symbols it exports.
+func exporting(only versionScript: String) -> [LinkerSetting] {
+    [
+        .linkedLibrary("m"),
+        .unsafeFlags(["-use-ld=lld", "-Xlinker", "--version-script=\(Context.packageDirectory)/Plugins/\(versionScript)"]),
+    ]
+}
+
 let package = Package(
     name: "MotionRuntime",
     products: [
@@ -11,6 +22,10 @@ let package = Package(
         .library(name: "DeviceMotion", targets: ["DeviceMotion"]),
         .library(name: "MotionAnimation", targets: ["MotionAnimation"]),
         .library(name: "MotionPluginKit", targets: ["MotionPluginKit"]),
+        // Plugins
+        .library(name: "TweenKit", type: .dynamic, targets: ["TweenKit"]),
+        .library(name: "CPerformers", type: .dynamic, targets: ["CPerformers"]),
+        .library(name: "CDeclarative", type: .dynamic, targets: ["CDeclarative"]),
     ],
     targets: [
         // MARK: C ABI
@@ -23,6 +38,19 @@ let package = Package(
         // MARK: SDK
         // The Swift SDK for plugin authors: C types and JSON bytes only cross the boundary.
         .target(name: "MotionPluginKit", dependencies: ["CMotionABI"]),
+
+        // MARK: Plugins
+        // Sample performer plugins, each a .dynamic library product lib<Name>.so exporting only its entry
+        // (Swift: a linker version script; C: -fvisibility=hidden) or its declared functions.
+        .target(
+            name: "TweenKit", dependencies: ["MotionPluginKit", "MotionAnimation"], path: "Plugins/TweenKit",
+            linkerSettings: exporting(only: "entry-only.map")),
+        .target(
+            name: "CPerformers", dependencies: ["CMotionABI"], path: "Plugins/CPerformers",
+            cSettings: hiddenCSymbols, linkerSettings: exporting(only: "entry-only.map")),
+        .target(
+            name: "CDeclarative", dependencies: ["CMotionABI"], path: "Plugins/CDeclarative",
+            cSettings: hiddenCSymbols, linkerSettings: exporting(only: "cdeclarative.map")),
 
         // MARK: Core runtime
         .target(name: "MotionCore"),
@@ -40,7 +68,7 @@ let package = Package(
 )
 
 // Strict settings for every Swift target.
-let cTargets: Set<String> = ["CMotionABI"]
+let cTargets: Set<String> = ["CMotionABI", "CPerformers", "CDeclarative"]
 for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
