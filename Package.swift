@@ -10,9 +10,26 @@ let hiddenCSymbols: [CSetting] = [.unsafeFlags(["-fvisibility=hidden"])]
 func exporting(only versionScript: String) -> [LinkerSetting] {
     [
         .linkedLibrary("m"),
-        .unsafeFlags(["-use-ld=lld", "-Xlinker", "--version-script=\(Context.packageDirectory)/Plugins/\(versionScript)"]),
+        .unsafeFlags(["-use-ld=lld", "-Xlinker", "--version-script=\(Context.packageDirectory)/\(versionScript)"]),
     ]
 }
+let entryOnly = exporting(only: "Plugins/entry-only.map")
+/// A misbehaving C plugin for the host's validator and tests, in Tests/Fixtures/PluginSources/<name>.
+func cFixture(_ name: String, exporting versionScript: String = "Plugins/entry-only.map") -> Target {
+    .target(
+        name: name, dependencies: ["CMotionABI"], path: "Tests/Fixtures/PluginSources/\(name)",
+        cSettings: hiddenCSymbols, linkerSettings: exporting(only: versionScript))
+}
+/// A Swift fixture plugin (through MotionPluginKit), in Tests/Fixtures/PluginSources/<name>.
+func swiftFixture(_ name: String) -> Target {
+    .target(
+        name: name, dependencies: ["MotionPluginKit"], path: "Tests/Fixtures/PluginSources/\(name)",
+        linkerSettings: entryOnly)
+}
+let cFixturePlugins = [
+    "FixtureCrashOnCreate", "FixtureHangOnAdd", "FixtureWrongABIMajor", "FixtureNoEntrySymbol", "FixtureRefuses",
+]
+let swiftFixturePlugins = ["FixtureTokenMisuse", "FixtureDeviceMotionEcho"]
 
 let package = Package(
     name: "MotionRuntime",
@@ -26,7 +43,9 @@ let package = Package(
         .library(name: "TweenKit", type: .dynamic, targets: ["TweenKit"]),
         .library(name: "CPerformers", type: .dynamic, targets: ["CPerformers"]),
         .library(name: "CDeclarative", type: .dynamic, targets: ["CDeclarative"]),
-    ],
+        // Fixture plugins (misbehaving on purpose; manifests in Tests/Fixtures/plugins)
+    ]
+        + (cFixturePlugins + swiftFixturePlugins).map { .library(name: $0, type: .dynamic, targets: [$0]) },
     targets: [
         // MARK: C ABI
         // The versioned C ABI every plugin and the host share (header only; see motion_plugin.h).
@@ -40,17 +59,25 @@ let package = Package(
         .target(name: "MotionPluginKit", dependencies: ["CMotionABI"]),
 
         // MARK: Plugins
-        // Sample performer plugins, each a .dynamic library product lib<Name>.so exporting only its entry
-        // (Swift: a linker version script; C: -fvisibility=hidden) or its declared functions.
+        // Sample performer plugins, each a .dynamic library product lib<Name>.so that exports only its entry
+        // symbol or its declared functions (lld + a version script; C also -fvisibility=hidden).
         .target(
             name: "TweenKit", dependencies: ["MotionPluginKit", "MotionAnimation"], path: "Plugins/TweenKit",
-            linkerSettings: exporting(only: "entry-only.map")),
+            linkerSettings: entryOnly),
         .target(
             name: "CPerformers", dependencies: ["CMotionABI"], path: "Plugins/CPerformers",
-            cSettings: hiddenCSymbols, linkerSettings: exporting(only: "entry-only.map")),
+            cSettings: hiddenCSymbols, linkerSettings: entryOnly),
         .target(
             name: "CDeclarative", dependencies: ["CMotionABI"], path: "Plugins/CDeclarative",
-            cSettings: hiddenCSymbols, linkerSettings: exporting(only: "cdeclarative.map")),
+            cSettings: hiddenCSymbols, linkerSettings: exporting(only: "Plugins/cdeclarative.map")),
+        // Fixture plugins: misbehaving on purpose, for the host's validator and tests.
+        cFixture("FixtureCrashOnCreate"),
+        cFixture("FixtureHangOnAdd"),
+        cFixture("FixtureWrongABIMajor"),
+        cFixture("FixtureNoEntrySymbol", exporting: "Tests/Fixtures/PluginSources/no-entry.map"),
+        cFixture("FixtureRefuses"),
+        swiftFixture("FixtureTokenMisuse"),
+        swiftFixture("FixtureDeviceMotionEcho"),
 
         // MARK: Core runtime
         .target(name: "MotionCore"),
@@ -68,7 +95,7 @@ let package = Package(
 )
 
 // Strict settings for every Swift target.
-let cTargets: Set<String> = ["CMotionABI", "CPerformers", "CDeclarative"]
+let cTargets = Set(["CMotionABI", "CPerformers", "CDeclarative"] + cFixturePlugins)
 for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
