@@ -91,6 +91,8 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
         .testTarget(name: "MotionAnimationTests", dependencies: ["MotionAnimation"]),
+        // Loads the built plugin products with dlopen; never links them (nor MotionPluginKit).
+        .testTarget(name: "MotionPluginKitTests", dependencies: ["CMotionABI"]),
     ]
 )
 

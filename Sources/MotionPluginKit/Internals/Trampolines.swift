@@ -105,17 +105,19 @@ private func path(_ codingPath: [any CodingKey]) -> String {
 }
 
 private func describe(decodingError error: DecodingError) -> String {
+    func field(_ codingPath: [any CodingKey]) -> String {
+        let text = path(codingPath)
+        return text.isEmpty ? "plan" : text
+    }
     switch error {
     case .keyNotFound(let key, let context):
-        let field = path(context.codingPath + [key])
-        return "\(field): missing. To fix, give the plan a \"\(key.stringValue)\" field."
+        return "\(field(context.codingPath + [key])): missing. To fix, give the plan a \"\(key.stringValue)\" field."
     case .typeMismatch(let type, let context):
-        return "\(path(context.codingPath)): expected \(type). \(context.debugDescription)"
+        return "\(field(context.codingPath)): expected \(type). \(context.debugDescription)"
     case .valueNotFound(let type, let context):
-        return "\(path(context.codingPath)): expected \(type) but found null."
+        return "\(field(context.codingPath)): expected \(type) but found null."
     case .dataCorrupted(let context):
-        let field = path(context.codingPath)
-        return "\(field.isEmpty ? "plan" : field): \(context.debugDescription)"
+        return "\(field(context.codingPath)): \(context.debugDescription)"
     @unknown default:
         return "\(error)"
     }

@@ -1,6 +1,7 @@
 // A plugin (through MotionPluginKit) that misuses the host: it terminates a token twice and emits a
 // plan type no manifest declares. It does not crash: it records the statuses the host returned in
-// properties of its target, so tests can check both sides.
+// properties of its target, so tests can check both sides. Its WorkerPerformer terminates tokens from
+// a thread of its own, also after the performer has been destroyed.
 // Manifest: Tests/Fixtures/plugins/token-misuse.json.
 
 import MotionPluginKit
@@ -65,6 +66,98 @@ final class MisusePerformer: PluginPerformer {
 public func motionPluginEntry(_ version: UInt32, _ host: UnsafePointer<motion_host_v1>?)
     -> UnsafePointer<motion_plugin_v1>?
 {
-    MotionPlugin(id: "org.motion.fixtures.token-misuse", performers: [MisusePerformer.self])
+    MotionPlugin(id: "org.motion.fixtures.token-misuse", performers: [MisusePerformer.self, WorkerPerformer.self])
         .export(hostVersion: version, host: host)
+}
+
+// MARK: Terminating from a plugin-owned thread
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `{"type": "TerminateOnWorker", "delay": 0.05, "afterDestroy": false}`: take a token and terminate it
+/// from a new thread after `delay` seconds (R36) or, with `afterDestroy`, once the performer has been
+/// destroyed: the terminate then reports MOTION_ERR_SCHEDULER_GONE instead of touching the host's
+/// freed context.
+struct TerminateOnWorker: PluginPlan {
+    static let type = "TerminateOnWorker"
+    /// s, >= 0.
+    var delay: Double = 0.05
+    /// Wait for the performer's destruction (at most 10 s) instead of the delay.
+    var afterDestroy: Bool = false
+
+    enum CodingKeys: String, CodingKey { case delay, afterDestroy }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        delay = try container.decodeIfPresent(Double.self, forKey: .delay) ?? 0.05
+        afterDestroy = try container.decodeIfPresent(Bool.self, forKey: .afterDestroy) ?? false
+    }
+}
+
+/// What the worker thread needs. `Sendable`: a token (Sendable) and a number.
+final class WorkerJob: Sendable {
+    let token: Token
+    let context: PerformerContext
+    let delay: Double
+    let afterDestroy: Bool
+
+    init(token: Token, context: PerformerContext, delay: Double, afterDestroy: Bool) {
+        self.token = token
+        self.context = context
+        self.delay = delay
+        self.afterDestroy = afterDestroy
+    }
+
+    func run() {
+        if afterDestroy {
+            for _ in 0..<10_000 where !context.isDestroyed { usleep(1_000) }
+        } else if delay > 0 {
+            usleep(useconds_t(min(delay, 10) * 1_000_000))
+        }
+        do {
+            try token.terminate()
+            context.log(.info, "worker terminated \(token): MOTION_OK")
+        } catch {
+            context.log(.info, "worker terminated \(token): \(error.code)")
+        }
+    }
+}
+
+final class WorkerPerformer: PluginPerformer {
+    static let planTypes: [any PluginPlan.Type] = [TerminateOnWorker.self]
+
+    private let context: PerformerContext
+
+    init(context: PerformerContext) {
+        self.context = context
+    }
+
+    func add(_ plan: any PluginPlan) throws {
+        guard let work = plan as? TerminateOnWorker else {
+            throw PluginError(.unknownPlanType, "WorkerPerformer performs only TerminateOnWorker.", field: "type")
+        }
+        guard work.delay.isFinite, work.delay >= 0 else {
+            throw PluginError.invalidPlan(field: "delay", "is \(work.delay). To fix, pass a delay >= 0 in seconds.")
+        }
+        guard let token = context.generateToken() else { throw PluginError(.schedulerGone, "the host gave no token.") }
+        let job = Unmanaged.passRetained(
+            WorkerJob(token: token, context: context, delay: work.delay, afterDestroy: work.afterDestroy)
+        ).toOpaque()
+        var thread = pthread_t()
+        let created = pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                Unmanaged<WorkerJob>.fromOpaque(raw).takeRetainedValue().run()
+                return nil
+            }, job)
+        guard created == 0 else {
+            Unmanaged<WorkerJob>.fromOpaque(job).release()
+            try token.terminate()
+            throw PluginError(.internal, "pthread_create failed with \(created).")
+        }
+        pthread_detach(thread)
+    }
 }
