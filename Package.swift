@@ -29,7 +29,7 @@ func swiftFixture(_ name: String) -> Target {
 let cFixturePlugins = [
     "FixtureCrashOnCreate", "FixtureHangOnAdd", "FixtureWrongABIMajor", "FixtureNoEntrySymbol", "FixtureRefuses",
 ]
-let swiftFixturePlugins = ["FixtureTokenMisuse", "FixtureDeviceMotionEcho"]
+let swiftFixturePlugins = ["FixtureTokenMisuse", "FixtureDeviceMotionEcho", "FixturePlanProbe"]
 
 let package = Package(
     name: "MotionRuntime",
@@ -78,6 +78,7 @@ let package = Package(
         cFixture("FixtureRefuses"),
         swiftFixture("FixtureTokenMisuse"),
         swiftFixture("FixtureDeviceMotionEcho"),
+        swiftFixture("FixturePlanProbe"),
 
         // MARK: Core runtime
         .target(name: "MotionCore"),

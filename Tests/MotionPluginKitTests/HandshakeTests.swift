@@ -7,6 +7,7 @@ let entryPlugins: [(product: String, id: String)] = [
     ("CPerformers", "org.motion.cperformers"),
     ("FixtureTokenMisuse", "org.motion.fixtures.token-misuse"),
     ("FixtureDeviceMotionEcho", "org.motion.fixtures.device-motion-echo"),
+    ("FixturePlanProbe", "org.motion.fixtures.plan-probe"),
     ("FixtureCrashOnCreate", "org.motion.fixtures.crash-on-create"),
     ("FixtureHangOnAdd", "org.motion.fixtures.hang-on-add"),
 ]
@@ -73,6 +74,7 @@ struct HandshakeTests {
             ("CDeclarative", ["level_blink", "level_create", "level_destroy", "level_set", "level_update"]),
             ("FixtureTokenMisuse", ["motion_plugin_entry"]),
             ("FixtureDeviceMotionEcho", ["motion_plugin_entry"]),
+            ("FixturePlanProbe", ["motion_plugin_entry"]),
             ("FixtureCrashOnCreate", ["motion_plugin_entry"]),
             ("FixtureHangOnAdd", ["motion_plugin_entry"]),
             ("FixtureWrongABIMajor", ["motion_plugin_entry"]),

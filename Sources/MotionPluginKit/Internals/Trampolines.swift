@@ -10,36 +10,34 @@ import CMotionABI
     import Foundation
 #endif
 
-/// A plan type table, handed to the JSON decoder through its userInfo.
+/// A performer class's plan types by name.
 ///
 /// `Sendable` because its dictionary of metatypes of `Sendable` plan types is immutable.
 final class PlanTable: Sendable {
     let types: [String: any PluginPlan.Type]
     init(types: [String: any PluginPlan.Type]) { self.types = types }
-    static let userInfoKey = CodingUserInfoKey(rawValue: "org.motion.pluginkit.planTable")!
-}
 
-/// Decodes `{"type": ..., fields}` into the plan type the table names, in one pass.
-struct PlanEnvelope: Decodable {
-    let plan: any PluginPlan
-
-    enum Keys: String, CodingKey { case type }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Keys.self)
-        let type = try container.decode(String.self, forKey: .type)
-        guard let table = decoder.userInfo[PlanTable.userInfoKey] as? PlanTable else {
-            throw PluginError(.internal, "the plan decoder has no plan table.")
+    /// Decodes `{"type": ..., fields}` into the plan type it names.
+    /// - Throws: `PlanJSONSyntaxError` (not JSON), `DecodingError` (a field), `PluginError` (no or an
+    ///   unknown type).
+    func decodePlan(_ bytes: UnsafeBufferPointer<UInt8>) throws -> any PluginPlan {
+        let root = try PlanJSONParser.parse(bytes)
+        guard case .object = root else {
+            throw PluginError(
+                .invalidPlan, "expected a plan object {\"type\": ..., fields}, found \(root.kind).", field: "plan")
         }
-        guard let planType = table.types[type] else {
-            let known = table.types.keys.sorted().joined(separator: ", ")
+        guard case .string(let type) = root.member("type") else {
+            throw PluginError(.invalidPlan, "missing. To fix, give the plan a \"type\" string.", field: "type")
+        }
+        guard let planType = types[type] else {
+            let known = types.keys.sorted().joined(separator: ", ")
             throw PluginError(
                 .unknownPlanType,
                 "this performer does not perform plan type \"\(type)\"; it performs \(known). To fix, check the "
                     + "manifest lists the type under this performer class.",
                 field: "type")
         }
-        plan = try planType.init(from: decoder)
+        return try planType.init(from: PlanDecoder(value: root))
     }
 }
 
@@ -49,15 +47,14 @@ final class PerformerBox {
     var frameUpdating: (any FrameUpdating)?
     var deviceMotionReceiving: (any DeviceMotionReceiving)?
     let context: PerformerContext
-    let decoder: JSONDecoder
+    let plans: PlanTable
 
     init(performer: any PluginPerformer, context: PerformerContext, plans: PlanTable) {
         self.performer = performer
         self.frameUpdating = performer as? any FrameUpdating
         self.deviceMotionReceiving = performer as? any DeviceMotionReceiving
         self.context = context
-        decoder = JSONDecoder()
-        decoder.userInfo[PlanTable.userInfoKey] = plans
+        self.plans = plans
     }
 
     /// The box behind a `motion_performer *` (not retained).
@@ -65,10 +62,11 @@ final class PerformerBox {
         Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
     }
 
-    /// Decodes a plan's JSON bytes.
+    /// Decodes a plan's JSON bytes (host-owned, valid for the call).
     func decodePlan(_ json: UnsafePointer<CChar>, _ length: Int) throws -> any PluginPlan {
-        let data = Data(bytes: json, count: length)
-        return try decoder.decode(PlanEnvelope.self, from: data).plan
+        try json.withMemoryRebound(to: UInt8.self, capacity: length) {
+            try plans.decodePlan(UnsafeBufferPointer(start: $0, count: length))
+        }
     }
 }
 
@@ -86,6 +84,8 @@ func describe(_ error: any Error) -> (motion_status, String) {
         return (error.code.rawValue, error.description)
     case let error as DecodingError:
         return (MOTION_ERR_INVALID_PLAN, describe(decodingError: error))
+    case let error as PlanJSONSyntaxError:
+        return (MOTION_ERR_INVALID_PLAN, "plan: \(error.description). To fix, send one JSON object.")
     default:
         return (MOTION_ERR_INTERNAL, "\(error)")
     }
