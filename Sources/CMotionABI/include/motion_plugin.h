@@ -592,8 +592,11 @@ typedef struct motion_device_motion_v1 {
  */
 typedef const motion_plugin_v1 *(*motion_plugin_entry_fn)(uint32_t host_abi_version, const motion_host_v1 *host);
 
-/** The entry point's declaration (see motion_plugin_entry_fn). A plugin defines it with MOTION_PLUGIN_EXPORT. */
-const motion_plugin_v1 *motion_plugin_entry(uint32_t host_abi_version, const motion_host_v1 *host);
+/**
+ * The entry point's declaration (see motion_plugin_entry_fn). Declared with default visibility, so a
+ * plugin built with -fvisibility=hidden still exports it; a host never calls it by name (it dlsyms it).
+ */
+MOTION_PLUGIN_EXPORT const motion_plugin_v1 *motion_plugin_entry(uint32_t host_abi_version, const motion_host_v1 *host);
 
 /* ============================================================================================== */
 /* Declarative C performers                                                                       */
