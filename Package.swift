@@ -3,6 +3,34 @@
 // Module map and boundaries: see README.md ("Modules").
 import PackageDescription
 
+// Plugins: export only the entry symbol (and, for declarative C plugins, their declared functions).
+let hiddenCSymbols: [CSetting] = [.unsafeFlags(["-fvisibility=hidden"])]
+/// Links a plugin with lld (shipped with the toolchain; unlike gold it keeps local symbols out of .dynsym)
+/// and a version script that lists the only symbols it exports.
+func exporting(only versionScript: String) -> [LinkerSetting] {
+    [
+        .linkedLibrary("m"),
+        .unsafeFlags(["-use-ld=lld", "-Xlinker", "--version-script=\(Context.packageDirectory)/\(versionScript)"]),
+    ]
+}
+let entryOnly = exporting(only: "Plugins/entry-only.map")
+/// A misbehaving C plugin for the host's validator and tests, in Tests/Fixtures/PluginSources/<name>.
+func cFixture(_ name: String, exporting versionScript: String = "Plugins/entry-only.map") -> Target {
+    .target(
+        name: name, dependencies: ["CMotionABI"], path: "Tests/Fixtures/PluginSources/\(name)",
+        cSettings: hiddenCSymbols, linkerSettings: exporting(only: versionScript))
+}
+/// A Swift fixture plugin (through MotionPluginKit), in Tests/Fixtures/PluginSources/<name>.
+func swiftFixture(_ name: String) -> Target {
+    .target(
+        name: name, dependencies: ["MotionPluginKit"], path: "Tests/Fixtures/PluginSources/\(name)",
+        linkerSettings: entryOnly)
+}
+let cFixturePlugins = [
+    "FixtureCrashOnCreate", "FixtureHangOnAdd", "FixtureWrongABIMajor", "FixtureNoEntrySymbol", "FixtureRefuses",
+]
+let swiftFixturePlugins = ["FixtureTokenMisuse", "FixtureDeviceMotionEcho", "FixturePlanProbe"]
+
 let package = Package(
     name: "MotionRuntime",
     products: [
@@ -11,11 +39,49 @@ let package = Package(
         .library(name: "DeviceMotion", targets: ["DeviceMotion"]),
         .library(name: "MotionHost", targets: ["MotionHost"]),
         .executable(name: "motion-host", targets: ["motion-host"]),
-    ],
+        .library(name: "MotionAnimation", targets: ["MotionAnimation"]),
+        .library(name: "MotionPluginKit", targets: ["MotionPluginKit"]),
+        // Plugins
+        .library(name: "TweenKit", type: .dynamic, targets: ["TweenKit"]),
+        .library(name: "CPerformers", type: .dynamic, targets: ["CPerformers"]),
+        .library(name: "CDeclarative", type: .dynamic, targets: ["CDeclarative"]),
+        // Fixture plugins (misbehaving on purpose; manifests in Tests/Fixtures/plugins)
+    ]
+        + (cFixturePlugins + swiftFixturePlugins).map { .library(name: $0, type: .dynamic, targets: [$0]) },
     targets: [
-        // MARK: C ABI and C libraries
+        // MARK: C ABI
+        // The versioned C ABI every plugin and the host share (header only; see motion_plugin.h).
         .target(name: "CMotionABI"),
         .systemLibrary(name: "CLibFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
+
+        // MARK: Animation math (shared by plugins and in-process performers)
+        .target(name: "MotionAnimation"),
+
+        // MARK: SDK
+        // The Swift SDK for plugin authors: C types and JSON bytes only cross the boundary.
+        .target(name: "MotionPluginKit", dependencies: ["CMotionABI"]),
+
+        // MARK: Plugins
+        // Sample performer plugins, each a .dynamic library product lib<Name>.so that exports only its entry
+        // symbol or its declared functions (lld + a version script; C also -fvisibility=hidden).
+        .target(
+            name: "TweenKit", dependencies: ["MotionPluginKit", "MotionAnimation"], path: "Plugins/TweenKit",
+            linkerSettings: entryOnly),
+        .target(
+            name: "CPerformers", dependencies: ["CMotionABI"], path: "Plugins/CPerformers",
+            cSettings: hiddenCSymbols, linkerSettings: entryOnly),
+        .target(
+            name: "CDeclarative", dependencies: ["CMotionABI"], path: "Plugins/CDeclarative",
+            cSettings: hiddenCSymbols, linkerSettings: exporting(only: "Plugins/cdeclarative.map")),
+        // Fixture plugins: misbehaving on purpose, for the host's validator and tests.
+        cFixture("FixtureCrashOnCreate"),
+        cFixture("FixtureHangOnAdd"),
+        cFixture("FixtureWrongABIMajor"),
+        cFixture("FixtureNoEntrySymbol", exporting: "Tests/Fixtures/PluginSources/no-entry.map"),
+        cFixture("FixtureRefuses"),
+        swiftFixture("FixtureTokenMisuse"),
+        swiftFixture("FixtureDeviceMotionEcho"),
+        swiftFixture("FixturePlanProbe"),
 
         // MARK: Core runtime
         .target(name: "MotionCore"),
@@ -51,11 +117,14 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
         .testTarget(name: "MotionHostCLITests", dependencies: ["MotionCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "MotionAnimationTests", dependencies: ["MotionAnimation"]),
+        // Loads the built plugin products with dlopen; never links them (nor MotionPluginKit).
+        .testTarget(name: "MotionPluginKitTests", dependencies: ["CMotionABI"]),
     ]
 )
 
 // Strict settings for every Swift target.
-let cTargets: Set<String> = ["CMotionABI"]
+let cTargets = Set(["CMotionABI", "CPerformers", "CDeclarative"] + cFixturePlugins)
 for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))

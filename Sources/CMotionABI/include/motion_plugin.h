@@ -340,10 +340,11 @@ typedef struct motion_host_v1 {
     uint32_t abi_version; /**< MOTION_ABI_VERSION the host was built against. */
 
     /**
-     * [thread-safe] Writes one line to the host's log, attributed to the calling plugin.
+     * [thread-safe] Writes one line to the host's log.
      * level: MOTION_LOG_*. message: NUL-terminated UTF-8, caller-owned, valid during the call (the host
-     * copies it); NULL is ignored. Callable before any performer exists, e.g. from motion_plugin_entry
-     * to say why it refuses.
+     * copies it); NULL is ignored. The function has no context argument, so the host cannot tell which
+     * plugin called: begin the message with your plugin id ("org.example.setter: ..."). Callable before
+     * any performer exists, e.g. from motion_plugin_entry to say why it refuses.
      */
     void (*log)(int32_t level, const char *message);
 
@@ -591,8 +592,11 @@ typedef struct motion_device_motion_v1 {
  */
 typedef const motion_plugin_v1 *(*motion_plugin_entry_fn)(uint32_t host_abi_version, const motion_host_v1 *host);
 
-/** The entry point's declaration (see motion_plugin_entry_fn). A plugin defines it with MOTION_PLUGIN_EXPORT. */
-const motion_plugin_v1 *motion_plugin_entry(uint32_t host_abi_version, const motion_host_v1 *host);
+/**
+ * The entry point's declaration (see motion_plugin_entry_fn). Declared with default visibility, so a
+ * plugin built with -fvisibility=hidden still exports it; a host never calls it by name (it dlsyms it).
+ */
+MOTION_PLUGIN_EXPORT const motion_plugin_v1 *motion_plugin_entry(uint32_t host_abi_version, const motion_host_v1 *host);
 
 /* ============================================================================================== */
 /* Declarative C performers                                                                       */

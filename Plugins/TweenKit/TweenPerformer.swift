@@ -1,0 +1,106 @@
+import MotionAnimation
+import MotionPluginKit
+
+/// Performs `Tween`s: any number of properties of one target at once, one tween per property (a new
+/// tween on a property replaces the running one). Holds one is-active token while any tween runs.
+final class TweenPerformer: PluginPerformer, FrameUpdating {
+    static let planTypes: [any PluginPlan.Type] = [Tween.self]
+
+    private struct Animation {
+        let plan: Tween
+        let property: PropertyID
+        let curve: TimingCurve
+        var start: Double?
+        var from: [Double]?
+        var values: [Double]
+        var name: String?
+    }
+
+    private let context: PerformerContext
+    private var animations: [Animation] = []
+    private var token = ActivityToken()
+
+    init(context: PerformerContext) {
+        self.context = context
+    }
+
+    deinit {
+        token.release(context)
+    }
+
+    func add(_ plan: any PluginPlan) throws {
+        try start(plan, name: nil)
+    }
+
+    func add(_ plan: any PluginPlan, named name: String) throws {
+        try start(plan, name: name)
+    }
+
+    func removePlan(named name: String) throws {
+        animations.removeAll { $0.name == name }
+        if animations.isEmpty { token.release(context) }
+    }
+
+    private func start(_ plan: any PluginPlan, name: String?) throws {
+        guard let tween = plan as? Tween else {
+            throw PluginError(.unknownPlanType, "TweenPerformer performs only Tween.", field: "type")
+        }
+        let curve = try tween.validatedCurve()
+        let property = try context.propertyID(named: tween.property)
+        animations.removeAll { $0.property == property }
+        animations.append(
+            Animation(
+                plan: tween, property: property, curve: curve, start: nil, from: tween.from,
+                values: tween.to, name: name))
+        token.hold(context)
+    }
+
+    func update(frame: Frame) {
+        var index = 0
+        while index < animations.count {
+            if step(&animations[index], at: frame.time) {
+                animations.remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+        if animations.isEmpty { token.release(context) }
+    }
+
+    /// Advances one animation to `time`; returns whether it has finished.
+    private func step(_ animation: inout Animation, at time: Double) -> Bool {
+        let start = animation.start ?? time
+        animation.start = start
+        let elapsed = time - start - animation.plan.delay
+        guard elapsed >= 0 else { return false }
+        if animation.from == nil {
+            // Start from the property's value when the tween starts (after its delay).
+            let current = try? context.value(of: animation.property)
+            if let current, current.count == animation.plan.to.count {
+                animation.from = current
+            } else {
+                if let current {
+                    context.log(
+                        .warning,
+                        "Tween on \(animation.plan.property): the property has \(current.count) components, "
+                            + "\"to\" has \(animation.plan.to.count); jumping to \"to\".")
+                }
+                animation.from = animation.plan.to
+            }
+        }
+        let progress = animation.plan.duration > 0 ? elapsed / animation.plan.duration : 1
+        let fraction = animation.curve.value(at: progress)
+        let from = animation.from ?? animation.plan.to
+        for component in animation.values.indices {
+            animation.values[component] = interpolate(
+                from: from[component], to: animation.plan.to[component], fraction: fraction)
+        }
+        do {
+            try context.setValue(animation.values, of: animation.property)
+        } catch {
+            context.log(.error, "Tween on \(animation.plan.property) stopped: \(error)")
+            return true
+        }
+        return progress >= 1
+    }
+}

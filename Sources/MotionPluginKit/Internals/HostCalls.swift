@@ -1,0 +1,118 @@
+// Every raw call into the host's motion_host_v1 function pointers, in one place. Each wrapper names
+// the C function it calls; none keeps a pointer beyond the call.
+
+import CMotionABI
+
+/// The host's interface pointer (`const motion_host_v1 *`).
+///
+/// `@unchecked Sendable`: the pointer is valid for the life of the process (motion_plugin.h, "The host's
+/// side"), the struct is never written after the entry call, and every function it holds documents its
+/// own thread rule ([thread-safe] or [scheduler-thread], which the host checks).
+struct Host: @unchecked Sendable {
+    let raw: UnsafePointer<motion_host_v1>
+
+    /// Whether the host's struct is large enough to hold every v1 field.
+    var coversVersion1: Bool {
+        Int(raw.pointee.struct_size) >= MemoryLayout<motion_host_v1>.size
+    }
+
+    /// Whether at least the `log` field is covered (so a refusal can be explained).
+    var coversLog: Bool {
+        Int(raw.pointee.struct_size)
+            >= MemoryLayout<motion_host_v1>.offset(of: \.log)! + MemoryLayout<UnsafeRawPointer>.size
+    }
+
+    /// `motion_host_v1.log(level, message)`.
+    func log(_ level: Int32, _ message: String) {
+        guard coversLog, let log = raw.pointee.log else { return }
+        log(level, message)
+    }
+
+    /// `motion_host_v1.emit_transaction(ctx, json, length, error)`.
+    func emitTransaction(_ context: ContextHandle, _ json: UnsafeBufferPointer<UInt8>, _ error: inout motion_error)
+        -> motion_status
+    {
+        guard let emit = raw.pointee.emit_transaction, let base = json.baseAddress else {
+            return MOTION_ERR_INVALID_ARGUMENT
+        }
+        return base.withMemoryRebound(to: CChar.self, capacity: json.count) {
+            emit(context.raw, $0, json.count, &error)
+        }
+    }
+
+    /// `motion_host_v1.token_generate(ctx, &token)`.
+    func tokenGenerate(_ context: ContextHandle) -> (motion_status, motion_token) {
+        guard let generate = raw.pointee.token_generate else { return (MOTION_ERR_INTERNAL, 0) }
+        var token: motion_token = 0
+        let status = generate(context.raw, &token)
+        return (status, token)
+    }
+
+    /// `motion_host_v1.token_terminate(ctx, token)`.
+    func tokenTerminate(_ context: ContextHandle, _ token: motion_token) -> motion_status {
+        guard let terminate = raw.pointee.token_terminate else { return MOTION_ERR_INTERNAL }
+        return terminate(context.raw, token)
+    }
+
+    /// `motion_host_v1.property_id(ctx, name)`.
+    func propertyID(_ context: ContextHandle, _ name: String) -> motion_property_id {
+        guard let propertyID = raw.pointee.property_id else { return MOTION_ERR_INTERNAL }
+        return propertyID(context.raw, name)
+    }
+
+    /// `motion_host_v1.get_property(ctx, id, values, capacity, &count)`.
+    func getProperty(_ context: ContextHandle, _ id: motion_property_id, _ values: UnsafeMutableBufferPointer<Double>)
+        -> (motion_status, UInt32)
+    {
+        guard let get = raw.pointee.get_property else { return (MOTION_ERR_INTERNAL, 0) }
+        var count: UInt32 = 0
+        let status = get(context.raw, id, values.baseAddress, UInt32(values.count), &count)
+        return (status, count)
+    }
+
+    /// `motion_host_v1.set_property(ctx, id, values, count)`.
+    func setProperty(_ context: ContextHandle, _ id: motion_property_id, _ values: UnsafeBufferPointer<Double>)
+        -> motion_status
+    {
+        guard let set = raw.pointee.set_property, let base = values.baseAddress else {
+            return MOTION_ERR_INVALID_ARGUMENT
+        }
+        return set(context.raw, id, base, UInt32(values.count))
+    }
+}
+
+/// The host's per-performer context (`motion_host_context *`).
+///
+/// `@unchecked Sendable`: an opaque host handle; the host documents which of its functions may be
+/// called with it from which thread, and `PerformerContext` stops all use of it once the performer
+/// is destroyed.
+struct ContextHandle: @unchecked Sendable {
+    let raw: OpaquePointer
+}
+
+/// A fresh error out-parameter for a host call.
+func makeError() -> motion_error {
+    var error = motion_error()
+    error.struct_size = UInt32(MemoryLayout<motion_error>.size)
+    error.status = MOTION_OK
+    return error
+}
+
+/// The NUL-terminated message of an error (never reads past its capacity).
+func message(of error: motion_error) -> String {
+    withUnsafeBytes(of: error.message) { bytes in
+        String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
+    }
+}
+
+/// Copies a host-owned struct that begins with `uint32_t struct_size`, zero-filling any tail an older
+/// host did not write (motion_plugin.h: "readers read only what the size covers").
+func readCovered<T>(_ pointer: UnsafePointer<T>, zero: T) -> T {
+    let size = Int(UnsafeRawPointer(pointer).load(as: UInt32.self))
+    if size >= MemoryLayout<T>.size { return pointer.pointee }
+    var value = zero
+    withUnsafeMutableBytes(of: &value) { destination in
+        destination.copyMemory(from: UnsafeRawBufferPointer(start: UnsafeRawPointer(pointer), count: size))
+    }
+    return value
+}

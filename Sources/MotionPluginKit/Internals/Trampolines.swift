@@ -1,0 +1,254 @@
+// The C functions of the plugin's interface (motion_plugin_v1, motion_frames_v1,
+// motion_device_motion_v1): they turn C calls into Swift calls on the performer and Swift errors into
+// motion_status + motion_error. No Swift type crosses the boundary: only C types and JSON bytes.
+
+import CMotionABI
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// A performer class's plan types by name.
+///
+/// `Sendable` because its dictionary of metatypes of `Sendable` plan types is immutable.
+final class PlanTable: Sendable {
+    let types: [String: any PluginPlan.Type]
+    init(types: [String: any PluginPlan.Type]) { self.types = types }
+
+    /// Decodes `{"type": ..., fields}` into the plan type it names.
+    /// - Throws: `PlanJSONSyntaxError` (not JSON), `DecodingError` (a field), `PluginError` (no or an
+    ///   unknown type).
+    func decodePlan(_ bytes: UnsafeBufferPointer<UInt8>) throws -> any PluginPlan {
+        let root = try PlanJSONParser.parse(bytes)
+        guard case .object = root else {
+            throw PluginError(
+                .invalidPlan, "expected a plan object {\"type\": ..., fields}, found \(root.kind).", field: "plan")
+        }
+        guard case .string(let type) = root.member("type") else {
+            throw PluginError(.invalidPlan, "missing. To fix, give the plan a \"type\" string.", field: "type")
+        }
+        guard let planType = types[type] else {
+            let known = types.keys.sorted().joined(separator: ", ")
+            throw PluginError(
+                .unknownPlanType,
+                "this performer does not perform plan type \"\(type)\"; it performs \(known). To fix, check the "
+                    + "manifest lists the type under this performer class.",
+                field: "type")
+        }
+        return try planType.init(from: PlanDecoder(value: root))
+    }
+}
+
+/// What the plugin keeps per performer; its address is the `motion_performer *` the host holds.
+final class PerformerBox {
+    var performer: (any PluginPerformer)?
+    var frameUpdating: (any FrameUpdating)?
+    var deviceMotionReceiving: (any DeviceMotionReceiving)?
+    let context: PerformerContext
+    let plans: PlanTable
+
+    init(performer: any PluginPerformer, context: PerformerContext, plans: PlanTable) {
+        self.performer = performer
+        self.frameUpdating = performer as? any FrameUpdating
+        self.deviceMotionReceiving = performer as? any DeviceMotionReceiving
+        self.context = context
+        self.plans = plans
+    }
+
+    /// The box behind a `motion_performer *` (not retained).
+    static func from(_ pointer: OpaquePointer) -> PerformerBox {
+        Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+    }
+
+    /// Decodes a plan's JSON bytes (host-owned, valid for the call).
+    func decodePlan(_ json: UnsafePointer<CChar>, _ length: Int) throws -> any PluginPlan {
+        try json.withMemoryRebound(to: UInt8.self, capacity: length) {
+            try plans.decodePlan(UnsafeBufferPointer(start: $0, count: length))
+        }
+    }
+}
+
+/// Writes `error` into the C error out-parameter and returns its status.
+func report(_ error: any Error, to out: UnsafeMutablePointer<motion_error>?) -> motion_status {
+    let (status, text) = describe(error)
+    motion_error_set(out, status, text)
+    return status
+}
+
+/// The status and message for a Swift error thrown by a performer.
+func describe(_ error: any Error) -> (motion_status, String) {
+    switch error {
+    case let error as PluginError:
+        return (error.code.rawValue, error.description)
+    case let error as DecodingError:
+        return (MOTION_ERR_INVALID_PLAN, describe(decodingError: error))
+    case let error as PlanJSONSyntaxError:
+        return (MOTION_ERR_INVALID_PLAN, "plan: \(error.description). To fix, send one JSON object.")
+    default:
+        return (MOTION_ERR_INTERNAL, "\(error)")
+    }
+}
+
+/// A coding path as a field path: `controlPoints[2]`, `transaction.operations[0].plan`.
+private func path(_ codingPath: [any CodingKey]) -> String {
+    var text = ""
+    for key in codingPath {
+        if let index = key.intValue {
+            text += "[\(index)]"
+        } else {
+            text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+        }
+    }
+    return text
+}
+
+private func describe(decodingError error: DecodingError) -> String {
+    func field(_ codingPath: [any CodingKey]) -> String {
+        let text = path(codingPath)
+        return text.isEmpty ? "plan" : text
+    }
+    switch error {
+    case .keyNotFound(let key, let context):
+        return "\(field(context.codingPath + [key])): missing. To fix, give the plan a \"\(key.stringValue)\" field."
+    case .typeMismatch(let type, let context):
+        return "\(field(context.codingPath)): expected \(type). \(context.debugDescription)"
+    case .valueNotFound(let type, let context):
+        return "\(field(context.codingPath)): expected \(type) but found null."
+    case .dataCorrupted(let context):
+        return "\(field(context.codingPath)): \(context.debugDescription)"
+    @unknown default:
+        return "\(error)"
+    }
+}
+
+func sdkCreatePerformer(
+    _ className: UnsafePointer<CChar>?, _ targetName: UnsafePointer<CChar>?, _ context: OpaquePointer?,
+    _ error: UnsafeMutablePointer<motion_error>?
+) -> OpaquePointer? {
+    guard let className, let targetName, let context else {
+        motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "create_performer needs a class, a target and a context.")
+        return nil
+    }
+    guard let plugin = exportedPlugin.withLock({ $0 }) else {
+        motion_error_set(error, MOTION_ERR_INTERNAL, "create_performer was called before motion_plugin_entry.")
+        return nil
+    }
+    let name = String(cString: className)
+    guard let performerClass = plugin.classes[name] else {
+        let known = plugin.classes.keys.sorted().joined(separator: ", ")
+        motion_error_set(
+            error, MOTION_ERR_UNKNOWN_CLASS,
+            "\(plugin.id) has no performer class \"\(name)\"; it has \(known). To fix, correct the manifest's \"class\"."
+        )
+        return nil
+    }
+    let performerContext = PerformerContext(
+        host: plugin.host, handle: ContextHandle(raw: context), targetName: String(cString: targetName),
+        pluginID: plugin.id)
+    do {
+        let performer = try performerClass.type.init(context: performerContext)
+        let box = PerformerBox(performer: performer, context: performerContext, plans: performerClass.plans)
+        return OpaquePointer(Unmanaged.passRetained(box).toOpaque())
+    } catch let thrown {
+        performerContext.invalidate()
+        _ = report(thrown, to: error)
+        return nil
+    }
+}
+
+func sdkDestroyPerformer(_ performer: OpaquePointer?) {
+    guard let performer else { return }
+    let box = Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(performer)).takeRetainedValue()
+    // Release the performer while its context is still live, so its deinit may terminate tokens.
+    box.frameUpdating = nil
+    box.deviceMotionReceiving = nil
+    box.performer = nil
+    box.context.invalidate()
+}
+
+func sdkAddPlan(
+    _ performer: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ length: Int,
+    _ error: UnsafeMutablePointer<motion_error>?
+) -> motion_status {
+    guard let performer, let json, length > 0 else {
+        motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "add_plan needs a performer and non-empty plan JSON.")
+        return MOTION_ERR_INVALID_ARGUMENT
+    }
+    let box = PerformerBox.from(performer)
+    guard let target = box.performer else {
+        motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "the performer has been destroyed.")
+        return MOTION_ERR_INVALID_ARGUMENT
+    }
+    do {
+        try target.add(box.decodePlan(json, length))
+        return MOTION_OK
+    } catch let thrown {
+        return report(thrown, to: error)
+    }
+}
+
+func sdkAddNamedPlan(
+    _ performer: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ json: UnsafePointer<CChar>?, _ length: Int,
+    _ error: UnsafeMutablePointer<motion_error>?
+) -> motion_status {
+    guard let performer, let name, name.pointee != 0, let json, length > 0 else {
+        motion_error_set(
+            error, MOTION_ERR_INVALID_ARGUMENT, "add_named_plan needs a performer, a non-empty name and plan JSON.")
+        return MOTION_ERR_INVALID_ARGUMENT
+    }
+    let box = PerformerBox.from(performer)
+    guard let target = box.performer else {
+        motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "the performer has been destroyed.")
+        return MOTION_ERR_INVALID_ARGUMENT
+    }
+    do {
+        try target.add(box.decodePlan(json, length), named: String(cString: name))
+        return MOTION_OK
+    } catch let thrown {
+        return report(thrown, to: error)
+    }
+}
+
+func sdkRemoveNamedPlan(
+    _ performer: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ error: UnsafeMutablePointer<motion_error>?
+) -> motion_status {
+    guard let performer, let name, name.pointee != 0 else {
+        motion_error_set(
+            error, MOTION_ERR_INVALID_ARGUMENT, "remove_named_plan needs a performer and a non-empty name.")
+        return MOTION_ERR_INVALID_ARGUMENT
+    }
+    guard let target = PerformerBox.from(performer).performer else {
+        motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "the performer has been destroyed.")
+        return MOTION_ERR_INVALID_ARGUMENT
+    }
+    do {
+        try target.removePlan(named: String(cString: name))
+        return MOTION_OK
+    } catch let thrown {
+        return report(thrown, to: error)
+    }
+}
+
+func sdkGetExtension(_ id: UnsafePointer<CChar>?) -> UnsafeRawPointer? {
+    guard let id, let plugin = exportedPlugin.withLock({ $0 }) else { return nil }
+    switch String(cString: id) {
+    case MOTION_EXTENSION_FRAMES: return plugin.frames.map { UnsafeRawPointer($0) }
+    case MOTION_EXTENSION_DEVICE_MOTION: return plugin.deviceMotion.map { UnsafeRawPointer($0) }
+    default: return nil
+    }
+}
+
+func sdkUpdate(_ performer: OpaquePointer?, _ frame: UnsafePointer<motion_frame>?) {
+    guard let performer, let frame else { return }
+    guard let target = PerformerBox.from(performer).frameUpdating else { return }
+    let value = readCovered(frame, zero: motion_frame())
+    target.update(frame: Frame(index: value.index, time: value.time, delta: value.delta))
+}
+
+func sdkReceive(_ performer: OpaquePointer?, _ sample: UnsafePointer<motion_device_motion_sample>?) {
+    guard let performer, let sample else { return }
+    guard let target = PerformerBox.from(performer).deviceMotionReceiving else { return }
+    target.receive(sample: DeviceMotionSample(readCovered(sample, zero: motion_device_motion_sample())))
+}

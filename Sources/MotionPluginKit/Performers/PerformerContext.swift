@@ -1,0 +1,288 @@
+import CMotionABI
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A host log level (`MOTION_LOG_*`).
+public struct LogLevel: RawRepresentable, Hashable, Sendable {
+    /// The `MOTION_LOG_*` value.
+    public let rawValue: Int32
+    /// Wraps a raw level.
+    /// - Parameter rawValue: a `MOTION_LOG_*` value.
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+    /// `MOTION_LOG_DEBUG`.
+    public static let debug = LogLevel(rawValue: MOTION_LOG_DEBUG)
+    /// `MOTION_LOG_INFO`.
+    public static let info = LogLevel(rawValue: MOTION_LOG_INFO)
+    /// `MOTION_LOG_WARNING`.
+    public static let warning = LogLevel(rawValue: MOTION_LOG_WARNING)
+    /// `MOTION_LOG_ERROR`.
+    public static let error = LogLevel(rawValue: MOTION_LOG_ERROR)
+}
+
+/// An interned property name of the performer's target (`motion_property_id`, >= 0), stable for the run.
+public struct PropertyID: Hashable, Sendable {
+    /// The host's id.
+    public let rawValue: Int32
+}
+
+/// A performer's line to the host: emission (composition), is-active tokens, the target's properties
+/// and the log. Wraps the `motion_host_context *` the host passed to `create_performer`.
+///
+/// Thread rules follow `motion_plugin.h`: `emit`, `generateToken`, `Token.terminate`, `log` and
+/// `targetName` may be used from any thread; property access only on the scheduler thread (the host
+/// answers `.wrongThread` otherwise). After the performer is destroyed every call fails with
+/// `.schedulerGone` instead of touching the host's freed context: the SDK waits for calls in flight on
+/// other threads before it lets the host free it.
+public final class PerformerContext: Sendable {
+    /// The name of the performer's target.
+    public let targetName: String
+    /// The plugin's id, e.g. `"org.motion.tweenkit"`.
+    public let pluginID: String
+
+    let host: Host
+    let handle: ContextHandle
+    private let schedulerThread: pthread_t
+    /// Bit 62: destroyed. Bits 0..<62: calls in flight from threads other than the scheduler's.
+    private let state = Atomic<Int>(0)
+    private static let destroyedBit = 1 << 62
+
+    init(host: Host, handle: ContextHandle, targetName: String, pluginID: String) {
+        self.host = host
+        self.handle = handle
+        self.targetName = targetName
+        self.pluginID = pluginID
+        self.schedulerThread = pthread_self()
+    }
+
+    /// Whether the performer has been destroyed (every call now fails with `.schedulerGone`).
+    public var isDestroyed: Bool { state.load(ordering: .acquiring) & Self.destroyedBit != 0 }
+
+    /// Runs `body` with the live context, or throws `.schedulerGone` once the performer is destroyed.
+    func withLiveContext<R>(_ body: (ContextHandle) -> R) throws(PluginError) -> R {
+        if pthread_equal(pthread_self(), schedulerThread) != 0 {
+            // Destruction happens on this thread too, so it cannot race with this call.
+            guard !isDestroyed else { throw Self.goneError }
+            return body(handle)
+        }
+        var current = state.load(ordering: .acquiring)
+        while true {
+            guard current & Self.destroyedBit == 0 else { throw Self.goneError }
+            let (exchanged, original) = state.compareExchange(
+                expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
+            if exchanged { break }
+            current = original
+        }
+        defer { state.subtract(1, ordering: .releasing) }
+        return body(handle)
+    }
+
+    /// Marks the context destroyed and waits for calls in flight on other threads (which are
+    /// [thread-safe] host calls that do not wait for the scheduler thread, so the wait is short).
+    func invalidate() {
+        state.bitwiseOr(Self.destroyedBit, ordering: .acquiringAndReleasing)
+        while state.load(ordering: .acquiring) & ~Self.destroyedBit != 0 {
+            sched_yield()
+        }
+    }
+
+    private static let goneError = PluginError(
+        .schedulerGone,
+        "the performer has been destroyed; its host context is gone. To fix, stop using it after teardown.")
+
+    // MARK: Emission
+
+    /// Emits a transaction (composition; `motion_host_v1.emit_transaction`).
+    ///
+    /// On the scheduler thread it is performed before this returns (depth-first, also from inside
+    /// `add(_:)`); from another thread it is queued and applied at the scheduler's next turn.
+    /// - Parameter transaction: the operations to emit.
+    /// - Throws: `PluginError` with the host's status: `.emissionFailed`, `.unknownPlanType`,
+    ///   `.schedulerGone`, `.invalidArgument` (an empty transaction).
+    public func emit(_ transaction: Transaction) throws(PluginError) {
+        guard !transaction.isEmpty else {
+            throw PluginError(.invalidArgument, "the transaction is empty. To fix, add an operation before emitting.")
+        }
+        try emit(json: transaction.encodedJSON())
+    }
+
+    /// Emits one plan to a target: a transaction with a single add operation.
+    /// - Parameters:
+    ///   - plan: the plan.
+    ///   - target: the target's name; `nil` means this performer's own target.
+    /// - Throws: as `emit(_:)`.
+    public func emit(_ plan: some PluginPlan, to target: String? = nil) throws(PluginError) {
+        var transaction = Transaction()
+        transaction.add(plan, to: target ?? targetName)
+        try emit(transaction)
+    }
+
+    /// Emits a transaction given as JSON text (`{"operations":[...]}`).
+    /// - Parameter transactionJSON: the transaction, UTF-8.
+    /// - Throws: as `emit(_:)`.
+    public func emit(transactionJSON: String) throws(PluginError) {
+        try emit(json: Array(transactionJSON.utf8))
+    }
+
+    private func emit(json: [UInt8]) throws(PluginError) {
+        guard !json.isEmpty else {
+            throw PluginError(.invalidArgument, "the transaction JSON is empty. To fix, pass {\"operations\":[...]}.")
+        }
+        var error = makeError()
+        let status = try withLiveContext { handle in
+            json.withUnsafeBufferPointer { host.emitTransaction(handle, $0, &error) }
+        }
+        guard status == MOTION_OK else {
+            let text = message(of: error)
+            throw PluginError(
+                PluginError.Code(rawValue: status),
+                text.isEmpty ? "the host refused the emitted transaction." : text)
+        }
+    }
+
+    // MARK: Tokens
+
+    /// Generates an is-active token (`motion_host_v1.token_generate`). While the performer holds one,
+    /// the scheduler is active and a `FrameUpdating` performer receives frames.
+    /// - Returns: the token, or `nil` when the host gives none (its scheduler has gone).
+    public func generateToken() -> Token? {
+        guard let (status, raw) = try? withLiveContext({ host.tokenGenerate($0) }), status == MOTION_OK, raw != 0
+        else { return nil }
+        return Token(rawValue: raw, context: self)
+    }
+
+    // MARK: Properties
+
+    /// Interns a property name of the target (`motion_host_v1.property_id`). Intern once, reuse the id.
+    /// - Parameter name: the property's name, e.g. `"opacity"`, non-empty.
+    /// - Returns: its id.
+    /// - Throws: `.invalidArgument` (empty name), `.wrongThread`, `.schedulerGone`.
+    public func propertyID(named name: String) throws(PluginError) -> PropertyID {
+        let id = try withLiveContext { host.propertyID($0, name) }
+        guard id >= 0 else {
+            throw PluginError(PluginError.Code(rawValue: id), "cannot intern property \"\(name)\" on \(targetName).")
+        }
+        return PropertyID(rawValue: id)
+    }
+
+    /// Reads a property of the target (`motion_host_v1.get_property`).
+    /// - Parameter property: the property's id.
+    /// - Returns: its components (1 or more).
+    /// - Throws: `.unknownProperty` (the target has no value for it), `.wrongThread`, `.schedulerGone`.
+    public func value(of property: PropertyID) throws(PluginError) -> [Double] {
+        var values = [Double](repeating: 0, count: 4)
+        while true {
+            let (status, count) = try withLiveContext { handle in
+                values.withUnsafeMutableBufferPointer { host.getProperty(handle, property.rawValue, $0) }
+            }
+            if status == MOTION_OK {
+                return Array(values.prefix(Int(count)))
+            }
+            guard status == MOTION_ERR_BUFFER_TOO_SMALL, Int(count) > values.count else {
+                throw PluginError(
+                    PluginError.Code(rawValue: status), "cannot read property \(property.rawValue) of \(targetName).")
+            }
+            values = [Double](repeating: 0, count: Int(count))
+        }
+    }
+
+    /// Sets a property of the target (`motion_host_v1.set_property`); the host copies the values.
+    /// - Parameters:
+    ///   - values: the components (1 or more, finite).
+    ///   - property: the property's id.
+    /// - Throws: `.unknownProperty`, `.invalidArgument` (empty or non-finite values), `.wrongThread`,
+    ///   `.schedulerGone`.
+    public func setValue(_ values: [Double], of property: PropertyID) throws(PluginError) {
+        guard !values.isEmpty else {
+            throw PluginError(.invalidArgument, "no values for property \(property.rawValue). To fix, pass 1 or more.")
+        }
+        let status = try withLiveContext { handle in
+            values.withUnsafeBufferPointer { host.setProperty(handle, property.rawValue, $0) }
+        }
+        guard status == MOTION_OK else {
+            throw PluginError(
+                PluginError.Code(rawValue: status), "cannot set property \(property.rawValue) of \(targetName).")
+        }
+    }
+
+    /// Sets a one-component property of the target.
+    /// - Parameters:
+    ///   - value: the value.
+    ///   - property: the property's id.
+    /// - Throws: as `setValue(_:of:)` for an array.
+    public func setValue(_ value: Double, of property: PropertyID) throws(PluginError) {
+        var scalar = value
+        let status = try withLiveContext { handle in
+            withUnsafePointer(to: &scalar) {
+                host.setProperty(handle, property.rawValue, UnsafeBufferPointer(start: $0, count: 1))
+            }
+        }
+        guard status == MOTION_OK else {
+            throw PluginError(
+                PluginError.Code(rawValue: status), "cannot set property \(property.rawValue) of \(targetName).")
+        }
+    }
+
+    // MARK: Log
+
+    /// Writes a line to the host's log (`motion_host_v1.log`), prefixed with the plugin id and target.
+    /// - Parameters:
+    ///   - level: the level.
+    ///   - message: the text.
+    public func log(_ level: LogLevel, _ message: String) {
+        host.log(level.rawValue, "\(pluginID) (\(targetName)): \(message)")
+    }
+}
+
+/// An is-active token held by a performer. Terminate it exactly once when the work it stands for is done;
+/// it may be terminated from any thread.
+public final class Token: Hashable, Sendable, CustomStringConvertible {
+    /// The host's token value (never 0).
+    public let rawValue: UInt64
+    private let context: PerformerContext
+    private let terminated = Atomic<Bool>(false)
+
+    init(rawValue: UInt64, context: PerformerContext) {
+        self.rawValue = rawValue
+        self.context = context
+    }
+
+    /// Whether a terminate of this token has succeeded, or the host has terminated it (scheduler gone).
+    public var isTerminated: Bool { terminated.load(ordering: .acquiring) }
+
+    /// Terminates the token (`motion_host_v1.token_terminate`).
+    /// - Throws: `.tokenAlreadyTerminated` on a second terminate (nothing changes; never a trap),
+    ///   `.unknownToken`, `.schedulerGone` (the host has already terminated it).
+    public func terminate() throws(PluginError) {
+        let status: motion_status
+        do {
+            status = try context.withLiveContext { context.host.tokenTerminate($0, rawValue) }
+        } catch {
+            terminated.store(true, ordering: .releasing)
+            throw error
+        }
+        if status == MOTION_OK || status == MOTION_ERR_SCHEDULER_GONE {
+            terminated.store(true, ordering: .releasing)
+        }
+        guard status == MOTION_OK else {
+            let detail =
+                status == MOTION_ERR_TOKEN_ALREADY_TERMINATED
+                ? "token \(rawValue) was already terminated. To fix, terminate each token exactly once."
+                : "the host did not terminate token \(rawValue)."
+            throw PluginError(PluginError.Code(rawValue: status), detail)
+        }
+    }
+
+    /// `"token <rawValue>"`.
+    public var description: String { "token \(rawValue)" }
+
+    /// Tokens are equal when their host values are.
+    public static func == (lhs: Token, rhs: Token) -> Bool { lhs.rawValue == rhs.rawValue }
+
+    /// Hashes the host value.
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+}

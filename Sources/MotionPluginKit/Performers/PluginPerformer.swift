@@ -1,0 +1,111 @@
+/// A plan type a plugin performs: a `Codable` value whose JSON is `{"type": <type>, ...fields}`.
+///
+/// Declare the fields as stored properties; the `"type"` key is handled by the SDK (the synthesized
+/// `Codable` ignores it when decoding, and the SDK adds it when encoding for an emission). The manifest
+/// must list the same type name and fields: the host validates plans against it and fills defaults in
+/// before the plugin sees them, so optional fields with manifest defaults always arrive.
+///
+/// ```swift
+/// struct Tween: PluginPlan {
+///     static let type = "Tween"
+///     var property: String
+///     var to: [Double]
+///     var duration: Double
+/// }
+/// ```
+public protocol PluginPlan: Codable, Sendable {
+    /// The plan's type name, as in its JSON `"type"` and the manifest's `"plans"[].type`.
+    static var type: String { get }
+}
+
+/// A performer class of a plugin: created once per target by the host, it receives the plans of
+/// the types it lists.
+///
+/// Every call arrives on the scheduler thread ([scheduler-thread] in `motion_plugin.h`), one at a time,
+/// so a performer needs no locks unless it starts threads of its own. Calls may nest: emitting a
+/// transaction from `add(_:)` performs it before `emit` returns, which may call into this or another
+/// performer of the plugin.
+public protocol PluginPerformer: AnyObject, SendableMetatype {
+    /// The class name as the manifest's `"performers"[].class` spells it. Default: the Swift type's name.
+    static var className: String { get }
+
+    /// The plan types this performer performs (their `type` names must be unique within the class).
+    static var planTypes: [any PluginPlan.Type] { get }
+
+    /// Creates the performer for one target.
+    /// - Parameter context: the performer's line to the host (emission, tokens, properties, log); keep it.
+    /// - Throws: any error refuses creation; a `PluginError` keeps its code, others become
+    ///   `MOTION_ERR_INTERNAL`.
+    init(context: PerformerContext) throws
+
+    /// Performs a plan (a regular, unnamed add).
+    /// - Parameter plan: a decoded value of one of `planTypes`; switch over it with `as`.
+    /// - Throws: `PluginError` (its code and message reach the host); `DecodingError` becomes
+    ///   `MOTION_ERR_INVALID_PLAN`; anything else `MOTION_ERR_INTERNAL`.
+    func add(_ plan: any PluginPlan) throws
+
+    /// Performs a named plan. Default: `add(plan)`.
+    /// - Parameters:
+    ///   - plan: the decoded plan.
+    ///   - name: its name (non-empty, case-sensitive). Re-adding a name is preceded by `removePlan(named:)`.
+    /// - Throws: as `add(_:)`.
+    func add(_ plan: any PluginPlan, named name: String) throws
+
+    /// Removes a named plan this performer holds. Default: does nothing.
+    /// - Parameter name: the plan's name.
+    /// - Throws: as `add(_:)`.
+    func removePlan(named name: String) throws
+}
+
+extension PluginPerformer {
+    /// The Swift type's name, e.g. `"TweenPerformer"`.
+    public static var className: String { String(describing: self) }
+
+    /// Calls `add(plan)`: by default a named plan is performed like a regular one.
+    /// - Parameters:
+    ///   - plan: the decoded plan.
+    ///   - name: its name.
+    /// - Throws: whatever `add(_:)` throws.
+    public func add(_ plan: any PluginPlan, named name: String) throws { try add(plan) }
+
+    /// Does nothing: by default removing a named plan has no effect.
+    /// - Parameter name: the plan's name.
+    public func removePlan(named name: String) throws {}
+}
+
+/// A performer that is updated once per frame while it holds at least one is-active token
+/// (the `motion.frames/1` extension).
+public protocol FrameUpdating: PluginPerformer {
+    /// Advances the performer to `frame`. Set properties here; terminate your token when done.
+    /// - Parameter frame: the frame's index, time and delta (s).
+    func update(frame: Frame)
+}
+
+/// A performer that receives every device-motion sample (the `motion.device-motion/1` extension),
+/// whether or not it holds a token.
+public protocol DeviceMotionReceiving: PluginPerformer {
+    /// Reacts to one sample.
+    /// - Parameter sample: the sample, fields as Core Motion's `CMDeviceMotion`.
+    func receive(sample: DeviceMotionSample)
+}
+
+/// One frame of the host's frame clock (`motion_frame`).
+public struct Frame: Hashable, Sendable {
+    /// Frame number: 0 for the clock's first frame, then +1 per frame.
+    public var index: UInt64
+    /// Seconds since the clock started.
+    public var time: Double
+    /// Seconds since the previous frame (0 on frame 0).
+    public var delta: Double
+
+    /// Creates a frame.
+    /// - Parameters:
+    ///   - index: the frame number.
+    ///   - time: s since the clock started.
+    ///   - delta: s since the previous frame.
+    public init(index: UInt64, time: Double, delta: Double) {
+        self.index = index
+        self.time = time
+        self.delta = delta
+    }
+}

@@ -1,0 +1,50 @@
+// A plugin (through MotionPluginKit) whose performer copies each device-motion sample into properties
+// of its target: "gravity" [x, y, z] (g), "rotationRate" [x, y, z] (rad/s), "attitude" [x, y, z, w],
+// "heading" (degrees) and "referenceFrame". It exercises the motion.device-motion/1 extension end to end.
+// Manifest: Tests/Fixtures/plugins/device-motion-echo.json.
+
+import MotionPluginKit
+
+/// `{"type": "EchoDeviceMotion"}`: start echoing (the performer echoes from creation; the plan creates it).
+struct EchoDeviceMotion: PluginPlan {
+    static let type = "EchoDeviceMotion"
+}
+
+final class EchoPerformer: PluginPerformer, DeviceMotionReceiving {
+    static let planTypes: [any PluginPlan.Type] = [EchoDeviceMotion.self]
+
+    private let context: PerformerContext
+    private var samples = 0
+
+    init(context: PerformerContext) {
+        self.context = context
+    }
+
+    func add(_ plan: any PluginPlan) throws {}
+
+    func receive(sample: DeviceMotionSample) {
+        samples += 1
+        do {
+            try set("gravity", [sample.gravity.x, sample.gravity.y, sample.gravity.z])
+            try set("rotationRate", [sample.rotationRate.x, sample.rotationRate.y, sample.rotationRate.z])
+            try set("attitude", [sample.attitude.x, sample.attitude.y, sample.attitude.z, sample.attitude.w])
+            try set("heading", [sample.heading])
+            try set("referenceFrame", [Double(sample.referenceFrame.rawValue)])
+            try set("samples", [Double(samples)])
+        } catch {
+            context.log(.error, "cannot echo the sample: \(error)")
+        }
+    }
+
+    private func set(_ name: String, _ values: [Double]) throws(PluginError) {
+        try context.setValue(values, of: context.propertyID(named: name))
+    }
+}
+
+@_cdecl("motion_plugin_entry")
+public func motionPluginEntry(_ version: UInt32, _ host: UnsafePointer<motion_host_v1>?)
+    -> UnsafePointer<motion_plugin_v1>?
+{
+    MotionPlugin(id: "org.motion.fixtures.device-motion-echo", performers: [EchoPerformer.self])
+        .export(hostVersion: version, host: host)
+}

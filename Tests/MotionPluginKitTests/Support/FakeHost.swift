@@ -1,0 +1,193 @@
+import CMotionABI
+import Foundation
+import Synchronization
+
+/// A minimal host written for these tests: C callbacks (`@convention(c)`) that keep their state in a
+/// `FakeContext` reached through the `motion_host_context *` (one per performer). It records what
+/// plugins do (tokens, properties, emissions, log lines) so tests can assert it.
+///
+/// There is one host interface per process: plugins keep the host pointer of their first entry call.
+enum FakeHost {
+    /// `@unchecked Sendable`: allocated once, never written after initialization, never freed.
+    struct Interface: @unchecked Sendable {
+        let pointer: UnsafePointer<motion_host_v1>
+    }
+
+    static let interface: Interface = {
+        let host = UnsafeMutablePointer<motion_host_v1>.allocate(capacity: 1)
+        host.initialize(
+            to: motion_host_v1(
+                struct_size: UInt32(MemoryLayout<motion_host_v1>.size),
+                abi_version: MOTION_ABI_VERSION,
+                log: { level, message in
+                    guard let message else { return }
+                    FakeHost.logLines.withLock { $0.append((level, String(cString: message))) }
+                },
+                emit_transaction: { context, json, length, error in
+                    guard let context = FakeContext.from(context), let json, length > 0 else {
+                        return MOTION_ERR_INVALID_ARGUMENT
+                    }
+                    let text = String(decoding: UnsafeRawBufferPointer(start: json, count: length), as: UTF8.self)
+                    return context.emit(text, error: error)
+                },
+                token_generate: { context, tokenOut in
+                    guard let context = FakeContext.from(context), let tokenOut else {
+                        return MOTION_ERR_INVALID_ARGUMENT
+                    }
+                    let token = FakeHost.nextToken.add(1, ordering: .relaxed).newValue
+                    context.state.withLock { _ = $0.activeTokens.insert(token) }
+                    tokenOut.pointee = token
+                    return MOTION_OK
+                },
+                token_terminate: { context, token in
+                    guard let context = FakeContext.from(context) else { return MOTION_ERR_INVALID_ARGUMENT }
+                    return context.state.withLock { state in
+                        if state.activeTokens.remove(token) != nil {
+                            state.terminatedTokens.insert(token)
+                            return MOTION_OK
+                        }
+                        if state.terminatedTokens.contains(token) {
+                            state.repeatedTerminates += 1
+                            return MOTION_ERR_TOKEN_ALREADY_TERMINATED
+                        }
+                        return MOTION_ERR_UNKNOWN_TOKEN
+                    }
+                },
+                property_id: { context, name in
+                    guard FakeContext.from(context) != nil, let name, name.pointee != 0 else {
+                        return MOTION_ERR_INVALID_ARGUMENT
+                    }
+                    return FakeHost.intern(String(cString: name))
+                },
+                get_property: { context, id, values, capacity, countOut in
+                    guard let context = FakeContext.from(context), let countOut else {
+                        return MOTION_ERR_INVALID_ARGUMENT
+                    }
+                    guard let stored = context.state.withLock({ $0.properties[id] }) else {
+                        countOut.pointee = 0
+                        return MOTION_ERR_UNKNOWN_PROPERTY
+                    }
+                    countOut.pointee = UInt32(stored.count)
+                    guard stored.count <= Int(capacity) else { return MOTION_ERR_BUFFER_TOO_SMALL }
+                    guard let values else { return MOTION_ERR_INVALID_ARGUMENT }
+                    for (index, value) in stored.enumerated() { values[index] = value }
+                    return MOTION_OK
+                },
+                set_property: { context, id, values, count in
+                    guard let context = FakeContext.from(context), let values, count > 0 else {
+                        return MOTION_ERR_INVALID_ARGUMENT
+                    }
+                    guard FakeHost.name(of: id) != nil else { return MOTION_ERR_UNKNOWN_PROPERTY }
+                    let copied = Array(UnsafeBufferPointer(start: values, count: Int(count)))
+                    guard copied.allSatisfy(\.isFinite) else { return MOTION_ERR_INVALID_ARGUMENT }
+                    context.state.withLock {
+                        $0.properties[id] = copied
+                        $0.writes += 1
+                    }
+                    return MOTION_OK
+                },
+                target_name: { context in
+                    guard let context = FakeContext.from(context) else { return UnsafePointer(FakeHost.emptyName) }
+                    return UnsafePointer(context.cTargetName.pointer)
+                }))
+        return Interface(pointer: UnsafePointer(host))
+    }()
+
+    static let logLines = Mutex<[(Int32, String)]>([])
+    static let nextToken = Atomic<UInt64>(0)
+    private static let names = Mutex<[String]>([])
+    nonisolated(unsafe) private static let emptyName = strdup("")!
+
+    /// Interns a property name: its id is its index in the table.
+    static func intern(_ name: String) -> Int32 {
+        names.withLock { names in
+            if let index = names.firstIndex(of: name) { return Int32(index) }
+            names.append(name)
+            return Int32(names.count - 1)
+        }
+    }
+
+    /// The name of an interned id.
+    static func name(of id: Int32) -> String? {
+        names.withLock { id >= 0 && Int(id) < $0.count ? $0[Int(id)] : nil }
+    }
+
+    /// The log lines containing `text`.
+    static func logLines(containing text: String) -> [(level: Int32, message: String)] {
+        logLines.withLock { $0.filter { $0.1.contains(text) } }.map { (level: $0.0, message: $0.1) }
+    }
+}
+
+/// The host's state for one performer, reached through its `motion_host_context *`.
+final class FakeContext: Sendable {
+    struct State {
+        var properties: [Int32: [Double]] = [:]
+        var activeTokens: Set<UInt64> = []
+        var terminatedTokens: Set<UInt64> = []
+        var repeatedTerminates = 0
+        var emitted: [String] = []
+        var writes = 0
+        var isDestroyed = false
+        var usesAfterDestroy = 0
+    }
+
+    /// A C string owned by the context. `@unchecked Sendable`: written once, freed in deinit.
+    struct CString: @unchecked Sendable {
+        let pointer: UnsafeMutablePointer<CChar>
+    }
+
+    /// Handles an emitted transaction like a host would (e.g. hands its plans to other performers).
+    typealias Router = @Sendable (_ transactionJSON: String) -> (motion_status, String)
+
+    let targetName: String
+    let cTargetName: CString
+    let state = Mutex(State())
+    let router = Mutex<Router?>(nil)
+
+    init(target: String) {
+        targetName = target
+        cTargetName = CString(pointer: strdup(target)!)
+    }
+
+    deinit { free(cTargetName.pointer) }
+
+    /// The `motion_host_context *` for this context (not retained: the test keeps the context alive).
+    var handle: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
+
+    static func from(_ handle: OpaquePointer?) -> FakeContext? {
+        guard let handle else { return nil }
+        let context = Unmanaged<FakeContext>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
+        context.state.withLock { state in
+            if state.isDestroyed { state.usesAfterDestroy += 1 }
+        }
+        return context
+    }
+
+    /// Marks the context as freed by the host (after destroy_performer returned): any later call with it
+    /// is counted in `usesAfterDestroy` (a real host would have freed it: a use-after-free).
+    func markDestroyed() { state.withLock { $0.isDestroyed = true } }
+
+    func emit(_ json: String, error: UnsafeMutablePointer<motion_error>?) -> motion_status {
+        state.withLock { $0.emitted.append(json) }
+        guard let route = router.withLock({ $0 }) else { return MOTION_OK }
+        let (status, message) = route(json)
+        if status != MOTION_OK { motion_error_set(error, status, message) }
+        return status
+    }
+
+    /// The current value of a property, by name.
+    func value(_ name: String) -> [Double]? {
+        let id = FakeHost.intern(name)
+        return state.withLock { $0.properties[id] }
+    }
+
+    /// Sets a property, by name, as a scene's initial value would.
+    func setValue(_ values: [Double], for name: String) {
+        let id = FakeHost.intern(name)
+        state.withLock { $0.properties[id] = values }
+    }
+
+    var activeTokenCount: Int { state.withLock { $0.activeTokens.count } }
+    var terminatedTokenCount: Int { state.withLock { $0.terminatedTokens.count } }
+    var emitted: [String] { state.withLock { $0.emitted } }
+}

@@ -1,0 +1,247 @@
+import CMotionABI
+import Testing
+
+/// TweenKit loaded with dlopen and driven through its C interface by the fake host.
+@Suite("TweenKit through the C ABI")
+struct TweenKitTests {
+    let plugin: Plugin
+
+    init() throws {
+        plugin = try #require(try PluginLibrary.open("TweenKit").callEntry())
+    }
+
+    /// Drives frames at the given times (s) and returns the property's value after each.
+    func run(_ performer: OpaquePointer, _ context: FakeContext, times: [Double], property: String) -> [[Double]] {
+        var previous = times.first ?? 0
+        var values: [[Double]] = []
+        for (index, time) in times.enumerated() {
+            plugin.update(performer, index: UInt64(index), time: time, delta: time - previous)
+            previous = time
+            values.append(context.value(property) ?? [])
+        }
+        return values
+    }
+
+    @Test("A linear Tween runs over frames from the current value, holding a token until done")
+    func linearTween() throws {
+        let context = FakeContext(target: "tween-linear")
+        context.setValue([0, 10], for: "position")
+        let (created, _, _) = plugin.create("TweenPerformer", for: context)
+        let performer = try #require(created)
+        defer { plugin.destroy(performer) }
+        let plan = #"{"type":"Tween","property":"position","to":[1,20],"duration":0.5,"timing":"linear"}"#
+        #expect(plugin.add(plan, to: performer).0 == MOTION_OK)
+        #expect(context.activeTokenCount == 1)
+        #expect(plugin.frames != nil)
+        let values = run(performer, context, times: [1, 1.25, 1.5], property: "position")
+        #expect(values == [[0, 10], [0.5, 15], [1, 20]])
+        #expect(context.activeTokenCount == 0)
+        #expect(context.terminatedTokenCount == 1)
+    }
+
+    @Test("Delay, explicit from and control points shape the tween")
+    func delayedBezierTween() throws {
+        let context = FakeContext(target: "tween-bezier")
+        let (created, _, _) = plugin.create("TweenPerformer", for: context)
+        let performer = try #require(created)
+        defer { plugin.destroy(performer) }
+        let plan =
+            #"{"type":"Tween","property":"opacity","from":[0],"to":[1],"duration":1,"delay":0.5,"controlPoints":[0.42,0,1,1]}"#
+        #expect(plugin.add(plan, to: performer).0 == MOTION_OK)
+        let values = run(performer, context, times: [0, 0.25, 0.5, 1.0, 1.5], property: "opacity")
+        #expect(values[0] == [] && values[1] == [])  // still in its delay: nothing written
+        #expect(values[2] == [0])
+        let middle = try #require(values[3].first)
+        #expect(middle > 0.2 && middle < 0.45)  // ease-in at half time: CSS ease-in(0.5) ≈ 0.315
+        #expect(values[4] == [1])
+        #expect(context.activeTokenCount == 0)
+    }
+
+    @Test(
+        "Bad plans are reported as status and message, never a trap",
+        arguments: [
+            ("{", MOTION_ERR_INVALID_PLAN, "plan"),
+            ("[]", MOTION_ERR_INVALID_PLAN, "plan"),
+            (#"{"type":"Tween"}"#, MOTION_ERR_INVALID_PLAN, "property"),
+            (#"{"type":"Nope"}"#, MOTION_ERR_UNKNOWN_PLAN_TYPE, "Nope"),
+            (#"{"type":"Tween","property":"x","to":"one"}"#, MOTION_ERR_INVALID_PLAN, "to"),
+            (#"{"type":"Tween","property":"x","to":[1],"duration":-1}"#, MOTION_ERR_INVALID_PLAN, "duration"),
+            (#"{"type":"Tween","property":"x","to":[1],"timing":"bouncy"}"#, MOTION_ERR_INVALID_PLAN, "timing"),
+            (#"{"type":"Tween","property":"x","to":[1],"controlPoints":[2,0,0,1]}"#, MOTION_ERR_INVALID_PLAN, "x1"),
+            (#"{"type":"Tween","property":"x","from":[0,0],"to":[1]}"#, MOTION_ERR_INVALID_PLAN, "from"),
+            (#"{"type":"Tween","property":"x","to":[1,2,3,4,5]}"#, MOTION_ERR_INVALID_PLAN, "to"),
+        ])
+    func badPlans(json: String, status: motion_status, mention: String) throws {
+        let context = FakeContext(target: "tween-bad")
+        let (created, _, _) = plugin.create("TweenPerformer", for: context)
+        let performer = try #require(created)
+        defer { plugin.destroy(performer) }
+        let (result, text) = plugin.add(json, to: performer)
+        #expect(result == status)
+        #expect(text.contains(mention), "message: \(text)")
+        #expect(context.activeTokenCount == 0)
+        // The performer stays usable after a failed add.
+        #expect(plugin.add(#"{"type":"Tween","property":"x","to":[1]}"#, to: performer).0 == MOTION_OK)
+    }
+
+    @Test("An unknown class is refused with MOTION_ERR_UNKNOWN_CLASS naming the known ones")
+    func unknownClass() {
+        let context = FakeContext(target: "tween-unknown-class")
+        let (performer, status, text) = plugin.create("Tweener", for: context)
+        #expect(performer == nil)
+        #expect(status == MOTION_ERR_UNKNOWN_CLASS)
+        #expect(text.contains("Tweener") && text.contains("TweenPerformer") && text.contains("org.motion.tweenkit"))
+    }
+
+    @Test("FadeIn emits a Tween on opacity to its own target, performed before add returns")
+    func fadeInComposes() throws {
+        let context = FakeContext(target: "fade-card")
+        let (tweenCreated, _, _) = plugin.create("TweenPerformer", for: context)
+        let (fadeCreated, _, _) = plugin.create("FadePerformer", for: context)
+        let tweens = try #require(tweenCreated)
+        let fades = try #require(fadeCreated)
+        defer {
+            plugin.destroy(fades)
+            plugin.destroy(tweens)
+        }
+        context.router.withLock { $0 = addRouter(["Tween": Route(plugin: plugin, performer: tweens)]) }
+        #expect(plugin.add(#"{"type":"FadeIn","duration":0.5,"delay":0,"timing":"linear"}"#, to: fades).0 == MOTION_OK)
+        // Emitted: one add of a Tween on opacity, 0 -> 1, to this target.
+        let emitted = try #require(context.emitted.first)
+        let operation = try #require(operations(of: emitted).first)
+        #expect(operation["op"] as? String == "add")
+        #expect(operation["target"] as? String == "fade-card")
+        let plan = try #require(operation["plan"] as? [String: Any])
+        #expect(plan["type"] as? String == "Tween")
+        #expect(plan["property"] as? String == "opacity")
+        #expect(plan["from"] as? [Double] == [0] && plan["to"] as? [Double] == [1])
+        #expect(plan["duration"] as? Double == 0.5)
+        // Performed synchronously: the Tween performer already holds its token.
+        #expect(context.activeTokenCount == 1)
+        let values = run(tweens, context, times: [0, 0.25, 0.5], property: "opacity")
+        #expect(values == [[0], [0.5], [1]])
+        #expect(context.activeTokenCount == 0)
+    }
+
+    @Test("FadeOut tweens opacity from its current value to 0")
+    func fadeOut() throws {
+        let context = FakeContext(target: "fade-out-card")
+        context.setValue([0.8], for: "opacity")
+        let (tweenCreated, _, _) = plugin.create("TweenPerformer", for: context)
+        let (fadeCreated, _, _) = plugin.create("FadePerformer", for: context)
+        let tweens = try #require(tweenCreated)
+        let fades = try #require(fadeCreated)
+        defer {
+            plugin.destroy(fades)
+            plugin.destroy(tweens)
+        }
+        context.router.withLock { $0 = addRouter(["Tween": Route(plugin: plugin, performer: tweens)]) }
+        #expect(plugin.add(#"{"type":"FadeOut","duration":1,"timing":"linear"}"#, to: fades).0 == MOTION_OK)
+        let values = run(tweens, context, times: [0, 0.5, 1], property: "opacity")
+        #expect(values.count == 3 && abs(values[1][0] - 0.4) < 1e-12)
+        #expect(values.first == [0.8] && values.last == [0])
+    }
+
+    @Test("A failed emission fails the FadeIn with the host's status")
+    func failedEmission() throws {
+        let context = FakeContext(target: "fade-failing")
+        let (fadeCreated, _, _) = plugin.create("FadePerformer", for: context)
+        let fades = try #require(fadeCreated)
+        defer { plugin.destroy(fades) }
+        context.router.withLock { $0 = addRouter([:]) }
+        let (status, text) = plugin.add(#"{"type":"FadeIn"}"#, to: fades)
+        #expect(status == MOTION_ERR_UNKNOWN_PLAN_TYPE)
+        #expect(text.contains("Tween"))
+    }
+
+    @Test("SpringTo comes to rest exactly at its destination and releases its token")
+    func springComesToRest() throws {
+        let context = FakeContext(target: "spring-rest")
+        context.setValue([0], for: "x")
+        let (created, _, _) = plugin.create("SpringPerformer", for: context)
+        let performer = try #require(created)
+        defer { plugin.destroy(performer) }
+        #expect(plugin.add(#"{"type":"SpringTo","property":"x","destination":[100]}"#, to: performer).0 == MOTION_OK)
+        #expect(context.activeTokenCount == 1)
+        var frame: UInt64 = 0
+        var maximum = 0.0
+        while context.activeTokenCount > 0 && frame < 600 {
+            frame += 1
+            plugin.update(performer, index: frame, time: Double(frame) / 60, delta: 1.0 / 60)
+            maximum = max(maximum, context.value("x")?.first ?? 0)
+        }
+        #expect(context.activeTokenCount == 0)
+        #expect(context.value("x") == [100])
+        #expect(maximum > 100)  // the default spring (ζ ≈ 0.81) overshoots
+        #expect(frame > 10 && frame < 120)
+    }
+
+    @Test("Re-targeting a moving spring keeps its velocity")
+    func springRetargetKeepsVelocity() throws {
+        let moving = FakeContext(target: "spring-moving")
+        moving.setValue([0], for: "x")
+        let (created, _, _) = plugin.create("SpringPerformer", for: moving)
+        let performer = try #require(created)
+        defer { plugin.destroy(performer) }
+        #expect(plugin.add(#"{"type":"SpringTo","property":"x","destination":[100]}"#, to: performer).0 == MOTION_OK)
+        for frame in 1...3 {
+            plugin.update(performer, index: UInt64(frame), time: Double(frame) / 60, delta: 1.0 / 60)
+        }
+        let position = try #require(moving.value("x")?.first)
+        #expect(position > 0)
+        // The same position at rest, on another target, pulled to the same new destination.
+        let resting = FakeContext(target: "spring-resting")
+        resting.setValue([position], for: "x")
+        let (restingCreated, _, _) = plugin.create("SpringPerformer", for: resting)
+        let restingPerformer = try #require(restingCreated)
+        defer { plugin.destroy(restingPerformer) }
+        let retarget = #"{"type":"SpringTo","property":"x","destination":[-50]}"#
+        #expect(plugin.add(retarget, to: performer).0 == MOTION_OK)
+        #expect(plugin.add(retarget, to: restingPerformer).0 == MOTION_OK)
+        #expect(moving.activeTokenCount == 1)  // still one token for the re-targeted spring
+        plugin.update(performer, index: 4, time: 4.0 / 60, delta: 1.0 / 60)
+        plugin.update(restingPerformer, index: 4, time: 4.0 / 60, delta: 1.0 / 60)
+        let kept = try #require(moving.value("x")?.first)
+        let fresh = try #require(resting.value("x")?.first)
+        #expect(kept > fresh)  // its velocity towards +100 carried over
+    }
+
+    @Test("Removing a named Tween stops it and releases the token")
+    func namedPlanRemoval() throws {
+        let context = FakeContext(target: "tween-named")
+        context.setValue([0], for: "x")
+        let (created, _, _) = plugin.create("TweenPerformer", for: context)
+        let performer = try #require(created)
+        defer { plugin.destroy(performer) }
+        let plan = #"{"type":"Tween","property":"x","to":[10],"duration":1,"timing":"linear"}"#
+        #expect(plugin.add(plan, named: "slide", to: performer).0 == MOTION_OK)
+        _ = run(performer, context, times: [0, 0.5], property: "x")
+        #expect(context.value("x") == [5])
+        #expect(plugin.removePlan(named: "slide", from: performer) == MOTION_OK)
+        #expect(context.activeTokenCount == 0)
+        #expect(context.terminatedTokenCount == 1)
+        plugin.update(performer, index: 2, time: 1, delta: 0.5)
+        #expect(context.value("x") == [5])
+    }
+
+    @Test("Destroying a moving performer terminates its token")
+    func destroyTerminatesToken() throws {
+        let context = FakeContext(target: "tween-destroyed")
+        let (created, _, _) = plugin.create("TweenPerformer", for: context)
+        let performer = try #require(created)
+        #expect(
+            plugin.add(#"{"type":"Tween","property":"x","from":[0],"to":[1],"duration":10}"#, to: performer).0
+                == MOTION_OK)
+        #expect(context.activeTokenCount == 1)
+        plugin.destroy(performer)
+        #expect(context.activeTokenCount == 0)
+        #expect(context.terminatedTokenCount == 1)
+    }
+
+    @Test("TweenKit offers the frames extension only")
+    func extensions() {
+        #expect(plugin.frames?.pointee.struct_size == UInt32(MemoryLayout<motion_frames_v1>.size))
+        #expect(plugin.deviceMotion == nil)
+        #expect(plugin.interface.pointee.get_extension("motion.unknown/1") == nil)
+    }
+}
