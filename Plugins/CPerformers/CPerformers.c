@@ -143,7 +143,7 @@ static motion_status add_nudge(performer *p, json_span plan, motion_error *error
 /* Sequence: {"type":"Sequence","transactions":[{"operations":[...]}, ...]} */
 static motion_status add_sequence(performer *p, json_span plan, motion_error *error) {
     json_span list, transaction;
-    if (!json_find(plan, "transactions", &list)) {
+    if (!json_find(plan, "transactions", &list) || list.length == 0 || list.start[0] != '[') {
         motion_error_set(error, MOTION_ERR_INVALID_PLAN, "Sequence: \"transactions\" must be an array of transactions.");
         return MOTION_ERR_INVALID_PLAN;
     }

@@ -152,7 +152,9 @@ public final class Scheduler {
         do {
             try apply(transaction)
         } catch {
-            if emissionFailure == nil { emissionFailure = error }
+            // Inside a performer call, the operation that emitted fails too (even if the performer
+            // swallows the error); outside one, the emitter's caller has the error.
+            if !handling.isEmpty, emissionFailure == nil { emissionFailure = error }
             throw error
         }
     }
@@ -292,6 +294,8 @@ public final class Scheduler {
         let found: PerformerClass?
         do {
             found = try registry.performerClass(forPlanType: type)
+        } catch let error as CommitError {
+            throw error
         } catch {
             throw CommitError(
                 code: .performerUnavailable, message: "no performer for plan type \"\(type)\" could be made available: \(error)",

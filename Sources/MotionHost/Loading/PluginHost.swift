@@ -46,11 +46,14 @@ public final class PluginHost: PerformerRegistry {
     }
 
     /// The performer class for a plan type, from its manifest; no library is loaded here.
-    /// - Throws: The catalog's ``ManifestError`` when the plan type is contested or its manifest is invalid.
+    /// - Throws: ``CommitError`` `.unknownPlanType` when no manifest declares the plan type (naming the
+    ///   nearest known one), `.performerUnavailable` when it is contested or its plugin disabled (the
+    ///   catalog's ``ManifestError`` as the cause).
     public func performerClass(forPlanType type: String) throws -> PerformerClass? {
         guard let entry = catalog.entry(forPlanType: type) else {
-            if let problem = catalog.unavailability(ofPlanType: type) { throw problem }
-            return nil
+            guard let problem = catalog.unavailability(ofPlanType: type) else { return nil }
+            let code: CommitError.Code = problem.code == .unknownPlanType ? .unknownPlanType : .performerUnavailable
+            throw CommitError(code: code, message: problem.code == .unknownPlanType ? problem.message : problem.description, underlying: problem)
         }
         let key = ClassKey(pluginID: entry.plugin.id, className: entry.performer.className)
         if let existing = classes[key] { return existing }

@@ -137,6 +137,7 @@ public final class PluginValidator {
                         guard performer.interface == .entry else {
                             throw Skip(reason: "a declarative performer receives typed C arguments, never raw JSON")
                         }
+                        guard !plan.fields.isEmpty else { throw Skip(reason: "the plan type has no fields to mistype") }
                         guard let proxy = scheduler.performer(forTarget: target.id, className: performer.className) as? EntryPerformer else {
                             throw Failure(description: "performer class \(performer.className) was not created")
                         }
@@ -154,6 +155,13 @@ public final class PluginValidator {
                 while scheduler.isActive, time < Self.activityLimit {
                     time += 1.0 / 60
                     scheduler.advanceFrame(to: time)
+                }
+                // Tokens a plugin ends from threads of its own take real time: wait up to two seconds.
+                var waited = 0
+                while scheduler.isActive, waited < 200 {
+                    usleep(10_000)
+                    waited += 1
+                    scheduler.processPendingWork()
                 }
                 guard !scheduler.isActive else {
                     if manifest.performers.contains(where: { $0.capabilities.contains(.deviceMotion) }) {

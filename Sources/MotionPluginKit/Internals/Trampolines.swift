@@ -21,7 +21,7 @@ final class PlanTable: Sendable {
     /// - Throws: `PlanJSONSyntaxError` (not JSON), `DecodingError` (a field), `PluginError` (no or an
     ///   unknown type).
     func decodePlan(_ bytes: UnsafeBufferPointer<UInt8>) throws -> any PluginPlan {
-        let root = try PlanJSONParser.parse(bytes)
+        let root = try PlanJSON.parse(bytes)
         guard case .object = root else {
             throw PluginError(
                 .invalidPlan, "expected a plan object {\"type\": ..., fields}, found \(root.kind).", field: "plan")
