@@ -110,12 +110,14 @@ let package = Package(
         .target(name: "MotionTesting", dependencies: ["MotionCore", "DeviceMotion"]),
 
         // MARK: Benchmarks (release builds that print a table)
-        .executableTarget(name: "motion-benchmark", dependencies: ["MotionCore"], path: "Benchmarks/MotionBenchmark"),
+        .executableTarget(name: "motion-benchmark", dependencies: ["MotionCore", "MotionHost", "MotionAnimation"], path: "Benchmarks/MotionBenchmark"),
         // MARK: CLI
         .executableTarget(name: "motion-host", dependencies: ["MotionCore", "MotionHost", "DeviceMotion", "CMotionABI"]),
 
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
+        // The runtime behaviours through the plugin boundary: dlopens the built fixture plugins, never links them.
+        .testTarget(name: "PluginBoundaryTests", dependencies: ["MotionCore", "MotionTesting", "MotionHost"]),
         .testTarget(name: "MotionHostCLITests", dependencies: ["MotionCore"], exclude: ["Fixtures"]),
         .testTarget(name: "MotionAnimationTests", dependencies: ["MotionAnimation"]),
         // Loads the built plugin products with dlopen; never links them (nor MotionPluginKit).

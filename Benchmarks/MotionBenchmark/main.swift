@@ -1,15 +1,56 @@
-// motion-benchmark: the runtime's speed, measured side by side in one run. Build in release:
-//     swift run -c release motion-benchmark
+// motion-benchmark: the runtime's and the plugin boundary's speed, measured side by side in one run.
+// From the repository root:
+//     swift build -c release && .build/release/motion-benchmark
 import Foundation
+import MotionCore
 
-if CommandLine.arguments.contains("--frames-only") {
-    print(try RuntimeBenchmarks.frameCost())
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--measure-load" {
+    print(try PluginBenchmarks.measureLoad(manifestName: CommandLine.arguments[2]))
     exit(0)
 }
-print("motion-benchmark — medians of 7 runs after a warm-up; \(ProcessInfo.processInfo.activeProcessorCount) cores\n")
+
+if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--profile-tweens" {
+    if CommandLine.arguments.count < 3 { print("in-process", try PluginBenchmarks.tweenFrameCost(registry: PluginBenchmarks.inProcessTweens())) }
+    print("plugin", try PluginBenchmarks.tweenFrameCost(registry: try PluginBenchmarks.makeHost()))
+    exit(0)
+}
+
+print("motion-benchmark — medians of several runs after a warm-up; \(ProcessInfo.processInfo.activeProcessorCount) cores\n")
 
 var runtime = Table(header: ["runtime (in-process)", "result"])
 runtime.add(["typed Swift plans committed", "\(format(try RuntimeBenchmarks.typedPlansPerSecond())) plans/s"])
 runtime.add(["JSON transactions committed (10 plans each)", "\(format(try RuntimeBenchmarks.jsonPlansPerSecond())) plans/s"])
 runtime.add(["frame tick, 10,000 frame-updated performers", "\(format(try RuntimeBenchmarks.frameCost(), 1)) ns per performer per frame"])
 print(runtime.render())
+print()
+
+let host = try PluginBenchmarks.makeHost()
+let inProcess = try PluginBenchmarks.tweenFrameCost(registry: PluginBenchmarks.inProcessTweens())
+let plugin = try PluginBenchmarks.tweenFrameCost(registry: host)
+var frames = Table(header: ["frame tick, 10,000 running Tweens", "ns per performer per frame", "ratio"])
+frames.add(["in-process Tween performer", format(inProcess, 1), "1.00"])
+frames.add(["TweenKit plugin (Swift SDK, C ABI)", format(plugin, 1), format(plugin / inProcess, 2)])
+print(frames.render())
+print()
+
+var plans = Table(header: ["plans committed to a plugin (validated, JSON across)", "plans/s"])
+plans.add([
+    "Tween → TweenKit (Swift SDK parses with Foundation)",
+    format(try PluginBenchmarks.plansPerSecond(registry: host) { Plan(type: "Tween", fields: ["property": "x", "to": [.number(Double($0 % 7))], "duration": 0.5]) }),
+])
+plans.add([
+    "Nudge → CPerformers (C, cJSON)",
+    format(try PluginBenchmarks.plansPerSecond(registry: host) { Plan(type: "Nudge", fields: ["property": "x", "by": [1], "duration": .number(0.1 + Double($0 % 3))]) }),
+])
+plans.add([
+    "SetLevel → CDeclarative (libffi call, no JSON)",
+    format(try PluginBenchmarks.plansPerSecond(registry: host) { Plan(type: "SetLevel", fields: ["property": "level", "level": .number(Double($0 % 10)), "steps": 0, "clamp": true]) }),
+])
+print(plans.render())
+print()
+
+var loading = Table(header: ["one library, fresh process", "trust checks + dlopen + entry + ABI"])
+for name in ["tweenkit.json", "cperformers.json", "cdeclarative.json"] {
+    loading.add([name, "\(format(try PluginBenchmarks.freshProcessLoadSeconds(manifestName: name) * 1000, 2)) ms"])
+}
+print(loading.render())

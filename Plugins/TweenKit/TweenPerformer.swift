@@ -7,9 +7,12 @@ final class TweenPerformer: PluginPerformer, FrameUpdating {
     static let planTypes: [any PluginPlan.Type] = [Tween.self]
 
     private struct Animation {
-        let plan: Tween
+        let propertyName: String
         let property: PropertyID
         let curve: TimingCurve
+        let to: [Double]
+        let duration: Double
+        let delay: Double
         var start: Double?
         var from: [Double]?
         var values: [Double]
@@ -50,8 +53,8 @@ final class TweenPerformer: PluginPerformer, FrameUpdating {
         animations.removeAll { $0.property == property }
         animations.append(
             Animation(
-                plan: tween, property: property, curve: curve, start: nil, from: tween.from,
-                values: tween.to, name: name))
+                propertyName: tween.property, property: property, curve: curve, to: tween.to, duration: tween.duration,
+                delay: tween.delay, start: nil, from: tween.from, values: tween.to, name: name))
         token.hold(context)
     }
 
@@ -71,34 +74,34 @@ final class TweenPerformer: PluginPerformer, FrameUpdating {
     private func step(_ animation: inout Animation, at time: Double) -> Bool {
         let start = animation.start ?? time
         animation.start = start
-        let elapsed = time - start - animation.plan.delay
+        let elapsed = time - start - animation.delay
         guard elapsed >= 0 else { return false }
         if animation.from == nil {
             // Start from the property's value when the tween starts (after its delay).
             let current = try? context.value(of: animation.property)
-            if let current, current.count == animation.plan.to.count {
+            if let current, current.count == animation.to.count {
                 animation.from = current
             } else {
                 if let current {
                     context.log(
                         .warning,
-                        "Tween on \(animation.plan.property): the property has \(current.count) components, "
-                            + "\"to\" has \(animation.plan.to.count); jumping to \"to\".")
+                        "Tween on \(animation.propertyName): the property has \(current.count) components, "
+                            + "\"to\" has \(animation.to.count); jumping to \"to\".")
                 }
-                animation.from = animation.plan.to
+                animation.from = animation.to
             }
         }
-        let progress = animation.plan.duration > 0 ? elapsed / animation.plan.duration : 1
+        let progress = animation.duration > 0 ? elapsed / animation.duration : 1
         let fraction = animation.curve.value(at: progress)
-        let from = animation.from ?? animation.plan.to
+        let from = animation.from ?? animation.to
         for component in animation.values.indices {
             animation.values[component] = interpolate(
-                from: from[component], to: animation.plan.to[component], fraction: fraction)
+                from: from[component], to: animation.to[component], fraction: fraction)
         }
         do {
             try context.setValue(animation.values, of: animation.property)
         } catch {
-            context.log(.error, "Tween on \(animation.plan.property) stopped: \(error)")
+            context.log(.error, "Tween on \(animation.propertyName) stopped: \(error)")
             return true
         }
         return progress >= 1

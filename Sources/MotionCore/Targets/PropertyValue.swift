@@ -24,11 +24,11 @@ public struct PropertyValue: Hashable, Sendable, CustomStringConvertible {
     public static let maximumCount = 4
 
     /// The number of components, 1...4.
-    public let count: Int
-    private var c0 = 0.0
-    private var c1 = 0.0
-    private var c2 = 0.0
-    private var c3 = 0.0
+    public private(set) var count: Int
+    @usableFromInline var c0 = 0.0
+    @usableFromInline var c1 = 0.0
+    @usableFromInline var c2 = 0.0
+    @usableFromInline var c3 = 0.0
 
     /// A scalar value.
     public init(_ scalar: Double) {
@@ -37,25 +37,44 @@ public struct PropertyValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A vector value.
-    /// - Parameter components: 1 to 4 components; extra components are dropped, and an empty array
+    /// - Parameter components: 1 to 4 components; extra components are dropped, and an empty collection
     ///   gives the scalar 0.
+    @inlinable
     public init<C: Collection<Double>>(_ components: C) {
+        var value = PropertyValue(0)
         var n = 0
-        var c: (Double, Double, Double, Double) = (0, 0, 0, 0)
-        for v in components.prefix(Self.maximumCount) {
-            switch n {
-            case 0: c.0 = v
-            case 1: c.1 = v
-            case 2: c.2 = v
-            default: c.3 = v
-            }
+        for v in components {
+            guard n < Self.maximumCount else { break }
+            value[n] = v
             n += 1
         }
-        count = max(n, 1)
-        (c0, c1, c2, c3) = c
+        self.init(count: max(n, 1), value)
+    }
+
+    /// A vector value from a buffer of 1 to 4 components (extra components are dropped; an empty buffer
+    /// gives the scalar 0). Not generic, so callers in other modules pay no generic dispatch per call.
+    public init(_ components: UnsafeBufferPointer<Double>) {
+        let n = Swift.min(components.count, Self.maximumCount)
+        count = Swift.max(n, 1)
+        if n > 0 { c0 = components[0] }
+        if n > 1 { c1 = components[1] }
+        if n > 2 { c2 = components[2] }
+        if n > 3 { c3 = components[3] }
+    }
+
+    /// A vector value from an array of 1 to 4 components; see ``init(_:)-(UnsafeBufferPointer<Double>)``.
+    public init(_ components: [Double]) {
+        self = components.withUnsafeBufferPointer { PropertyValue($0) }
+    }
+
+    @usableFromInline
+    init(count: Int, _ value: PropertyValue) {
+        self = value
+        self.count = count
     }
 
     /// The component at `index` (0-based); components past ``count`` read as 0.
+    @inlinable
     public subscript(index: Int) -> Double {
         get {
             switch index {

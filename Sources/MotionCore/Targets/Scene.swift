@@ -9,7 +9,7 @@
 /// Thread rule: use a scene from its scheduler's thread only.
 public final class Scene {
     private var propertyIDs: [String: PropertyID] = [:]
-    private var propertyNames: [String] = []
+    @exclusivity(unchecked) private var propertyNames: [String] = []
     private var targetsByID: [TargetID: Target] = [:]
     /// The targets, in the order they were added.
     public private(set) var targets: [Target] = []
@@ -32,6 +32,9 @@ public final class Scene {
         propertyNames.append(name)
         return id
     }
+
+    /// Whether `id` was returned by ``propertyID(_:)`` of this scene.
+    public func hasProperty(_ id: PropertyID) -> Bool { id.rawValue >= 0 && Int(id.rawValue) < propertyNames.count }
 
     /// The name of an interned property id, or `nil` if the id was never returned by this scene.
     public func propertyName(_ id: PropertyID) -> String? {

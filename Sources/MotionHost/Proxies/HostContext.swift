@@ -12,7 +12,12 @@ import Synchronization
 /// `emitter` and `tokenGenerator` are set on the scheduler's thread before the plugin can see this
 /// context from another thread, and `target` is only touched after the thread check.
 final class HostContext: @unchecked Sendable {
-    let target: Target
+    /// The performer's target. `unowned(unsafe)`: the scene owns its targets and outlives this context
+    /// (see `scene`); no retain per property call.
+    unowned(unsafe) let target: Target
+    /// The target's scene. `unowned(unsafe)`: the scheduler holds the scene, and this context lives no
+    /// longer than its performer, which lives no longer than the scheduler (R42); no retain per call.
+    unowned(unsafe) let scene: Scene
     let schedulerThread: pthread_t
     /// Who the plugin is, for messages: `plugin id (manifest path)`.
     let pluginDescription: String
@@ -29,6 +34,7 @@ final class HostContext: @unchecked Sendable {
 
     init(target: Target, pluginDescription: String) {
         self.target = target
+        self.scene = target.scene
         self.schedulerThread = pthread_self()
         self.pluginDescription = pluginDescription
         self.targetName = strdup(target.id.name)
@@ -42,6 +48,14 @@ final class HostContext: @unchecked Sendable {
     static func from(_ pointer: OpaquePointer?) -> HostContext? {
         guard let pointer else { return nil }
         return Unmanaged<HostContext>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+    }
+
+    /// Runs `body` with the context behind `pointer` borrowed, not retained (the proxy keeps it alive
+    /// for as long as the plugin may use it): the per-frame property calls go through here.
+    @inline(__always)
+    static func borrowing<R>(_ pointer: OpaquePointer?, otherwise: R, _ body: (HostContext) -> R) -> R {
+        guard let pointer else { return otherwise }
+        return Unmanaged<HostContext>.fromOpaque(UnsafeRawPointer(pointer))._withUnsafeGuaranteedRef(body)
     }
 
     var isOnSchedulerThread: Bool { pthread_equal(pthread_self(), schedulerThread) != 0 }

@@ -44,8 +44,10 @@ final class PlanTable: Sendable {
 /// What the plugin keeps per performer; its address is the `motion_performer *` the host holds.
 final class PerformerBox {
     var performer: (any PluginPerformer)?
-    var frameUpdating: (any FrameUpdating)?
-    var deviceMotionReceiving: (any DeviceMotionReceiving)?
+    // Unowned (unsafe): `performer` holds the same object strongly, and both are cleared together at
+    // destroy; reading these per frame then costs no retain.
+    unowned(unsafe) var frameUpdating: (any FrameUpdating)?
+    unowned(unsafe) var deviceMotionReceiving: (any DeviceMotionReceiving)?
     let context: PerformerContext
     let plans: PlanTable
 
@@ -242,9 +244,12 @@ func sdkGetExtension(_ id: UnsafePointer<CChar>?) -> UnsafeRawPointer? {
 
 func sdkUpdate(_ performer: OpaquePointer?, _ frame: UnsafePointer<motion_frame>?) {
     guard let performer, let frame else { return }
-    guard let target = PerformerBox.from(performer).frameUpdating else { return }
     let value = readCovered(frame, zero: motion_frame())
-    target.update(frame: Frame(index: value.index, time: value.time, delta: value.delta))
+    // The per-frame path: borrow the box (the host keeps it alive until destroy_performer) instead of
+    // retaining it, which measured as a fifth of the boundary's cost.
+    Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(performer))._withUnsafeGuaranteedRef { box in
+        box.frameUpdating?.update(frame: Frame(index: value.index, time: value.time, delta: value.delta))
+    }
 }
 
 func sdkReceive(_ performer: OpaquePointer?, _ sample: UnsafePointer<motion_device_motion_sample>?) {

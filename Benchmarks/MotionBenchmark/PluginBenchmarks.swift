@@ -1,0 +1,105 @@
+import Foundation
+import MotionCore
+import MotionHost
+
+/// The plugin boundary's cost, measured beside the same work done in-process.
+struct PluginBenchmarks {
+    /// The repository's manifests (the benchmark runs from the repository root; see README).
+    static let manifestsDirectory: URL = {
+        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("manifests")
+        if FileManager.default.fileExists(atPath: cwd.path) { return cwd }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("manifests")
+    }()
+
+    /// The folder of this executable, where `swift build -c release` puts the plugin libraries.
+    static let productsDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+
+    static func manifest(_ name: String) throws -> PluginManifest {
+        try PluginManifest.load(contentsOf: manifestsDirectory.appendingPathComponent(name))
+    }
+
+    /// A plugin host over the sample manifests, libraries from this executable's folder.
+    static func makeHost() throws -> PluginHost {
+        let manifests = try ["tweenkit.json", "cperformers.json", "cdeclarative.json"].map(manifest)
+        return PluginHost(catalog: PluginCatalog(plugins: manifests), loader: LibraryLoader(extraLibraryDirectories: [productsDirectory]))
+    }
+
+    /// Nanoseconds per performer per frame with `count` running `Tween`s, one per target, performed by
+    /// `registry` (the plugin host, or the in-process performer).
+    static func tweenFrameCost(registry: any PerformerRegistry, performers count: Int = 10_000, frames: Int = 120) throws -> Double {
+        let scene = Scene(targets: (0..<count).map { TargetID("card\($0)") })
+        let scheduler = Scheduler(scene: scene, registry: registry)
+        var transaction = Transaction()
+        for i in 0..<count {
+            // Long enough to stay running through every measured frame.
+            transaction.add(Plan(type: "Tween", fields: ["property": "x", "to": [1000], "duration": 3000, "timing": "easeInOut"]), to: TargetID("card\(i)"))
+        }
+        try scheduler.commit(transaction)
+        var time = 0.0
+        scheduler.advanceFrame(to: time)
+        let seconds = medianSeconds {
+            for _ in 0..<frames {
+                time += 1.0 / 60
+                scheduler.advanceFrame(to: time)
+                scene.drainChanges { _, _, _ in }
+            }
+        }
+        guard scheduler.frameUpdatedPerformerCount == count else { throw BenchmarkError("only \(scheduler.frameUpdatedPerformerCount) tweens ran") }
+        return seconds / Double(frames * count) * 1e9
+    }
+
+    /// The in-process `Tween` performer as a registry.
+    static func inProcessTweens() -> InProcessRegistry {
+        let registry = InProcessRegistry()
+        registry.register(planTypes: ["Tween"], className: "TweenPerformer") { InProcessTweenPerformer(target: $0.target) }
+        return registry
+    }
+
+    /// Plans per second committed to existing performers of `registry`, one plan per transaction, plans
+    /// cycling over 100 targets (manifest validation, JSON across the boundary, the plugin's parsing).
+    static func plansPerSecond(registry: any PerformerRegistry, plan: (Int) -> Plan, plans: Int = 100_000) throws -> Double {
+        let scene = Scene(targets: (0..<100).map { TargetID("t\($0)") })
+        let scheduler = Scheduler(scene: scene, registry: registry)
+        let targets = (0..<100).map { TargetID("t\($0)") }
+        var time = 0.0
+        let seconds = try medianSeconds(runs: 5) {
+            for i in 0..<plans {
+                try scheduler.commit(Transaction([.add(plan(i), target: targets[i % 100])]))
+            }
+            time += 10
+            scheduler.advanceFrame(to: time)  // lets performers finish and drop what they accumulated
+            scheduler.advanceFrame(to: time + 10)
+        }
+        return Double(plans) / seconds
+    }
+
+    /// Seconds for one library's trust checks, `dlopen`, entry and ABI check, in this (fresh) process.
+    static func measureLoad(manifestName: String) throws -> Double {
+        let host = try makeHost()
+        let start = DispatchTime.now().uptimeNanoseconds
+        try host.load(try manifest(manifestName))
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
+    /// Median over `runs` fresh processes of ``measureLoad(manifestName:)`` (a library loads once per process).
+    static func freshProcessLoadSeconds(manifestName: String, runs: Int = 7) throws -> Double {
+        var times: [Double] = []
+        for _ in 0..<runs {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            process.arguments = ["--measure-load", manifestName]
+            process.currentDirectoryURL = manifestsDirectory.deletingLastPathComponent()
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            guard let seconds = Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw BenchmarkError("the load measurement printed no number")
+            }
+            times.append(seconds)
+        }
+        return times.sorted()[times.count / 2]
+    }
+}
