@@ -14,10 +14,13 @@ func exporting(only versionScript: String) -> [LinkerSetting] {
     ]
 }
 let entryOnly = exporting(only: "Plugins/entry-only.map")
-/// A misbehaving C plugin for the host's validator and tests, in Tests/Fixtures/PluginSources/<name>.
-func cFixture(_ name: String, exporting versionScript: String = "Plugins/entry-only.map") -> Target {
+/// A C fixture plugin for the host's validator and tests, in Tests/Fixtures/PluginSources/<name>.
+func cFixture(
+    _ name: String, exporting versionScript: String = "Plugins/entry-only.map",
+    dependencies: [Target.Dependency] = []
+) -> Target {
     .target(
-        name: name, dependencies: ["CMotionABI"], path: "Tests/Fixtures/PluginSources/\(name)",
+        name: name, dependencies: ["CMotionABI"] + dependencies, path: "Tests/Fixtures/PluginSources/\(name)",
         cSettings: hiddenCSymbols, linkerSettings: exporting(only: versionScript))
 }
 /// A Swift fixture plugin (through MotionPluginKit), in Tests/Fixtures/PluginSources/<name>.
@@ -28,6 +31,7 @@ func swiftFixture(_ name: String) -> Target {
 }
 let cFixturePlugins = [
     "FixtureCrashOnCreate", "FixtureHangOnAdd", "FixtureWrongABIMajor", "FixtureNoEntrySymbol", "FixtureRefuses",
+    "FixtureTestPerformers",
 ]
 let swiftFixturePlugins = ["FixtureTokenMisuse", "FixtureDeviceMotionEcho", "FixturePlanProbe"]
 
@@ -45,7 +49,8 @@ let package = Package(
         .library(name: "TweenKit", type: .dynamic, targets: ["TweenKit"]),
         .library(name: "CPerformers", type: .dynamic, targets: ["CPerformers"]),
         .library(name: "CDeclarative", type: .dynamic, targets: ["CDeclarative"]),
-        // Fixture plugins (misbehaving on purpose; manifests in Tests/Fixtures/plugins)
+        // Fixture plugins (misbehaving on purpose, or mirroring MotionTesting's test performers; manifests in
+        // Tests/Fixtures/plugins)
     ]
         + (cFixturePlugins + swiftFixturePlugins).map { .library(name: $0, type: .dynamic, targets: [$0]) },
     targets: [
@@ -64,11 +69,13 @@ let package = Package(
         // MARK: Plugins
         // Sample performer plugins, each a .dynamic library product lib<Name>.so that exports only its entry
         // symbol or its declared functions (lld + a version script; C also -fvisibility=hidden).
+        // cJSON (Debian libcjson-dev) for the entry C plugins that read plan JSON.
+        .systemLibrary(name: "CcJSON", path: "Plugins/CcJSON", pkgConfig: "libcjson", providers: [.apt(["libcjson-dev"])]),
         .target(
             name: "TweenKit", dependencies: ["MotionPluginKit", "MotionAnimation"], path: "Plugins/TweenKit",
             linkerSettings: entryOnly),
         .target(
-            name: "CPerformers", dependencies: ["CMotionABI"], path: "Plugins/CPerformers",
+            name: "CPerformers", dependencies: ["CMotionABI", "CcJSON"], path: "Plugins/CPerformers",
             cSettings: hiddenCSymbols, linkerSettings: entryOnly),
         .target(
             name: "CDeclarative", dependencies: ["CMotionABI"], path: "Plugins/CDeclarative",
@@ -79,6 +86,8 @@ let package = Package(
         cFixture("FixtureWrongABIMajor"),
         cFixture("FixtureNoEntrySymbol", exporting: "Tests/Fixtures/PluginSources/no-entry.map"),
         cFixture("FixtureRefuses"),
+        // MotionTesting's test performers across the C ABI, so runtime behaviour tests run through a plugin.
+        cFixture("FixtureTestPerformers", dependencies: ["CcJSON"]),
         swiftFixture("FixtureTokenMisuse"),
         swiftFixture("FixtureDeviceMotionEcho"),
         swiftFixture("FixturePlanProbe"),

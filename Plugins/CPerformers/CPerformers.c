@@ -6,6 +6,7 @@
  *   class Sequencer, plan Sequence: emits the transactions its plan lists, in order (composition).
  *
  * Manifest: manifests/cperformers.json. Only motion_plugin_entry is exported (-fvisibility=hidden).
+ * Plans are read with cJSON (libcjson, through the CcJSON system library target).
  */
 #include <motion_plugin.h>
 
@@ -14,11 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_scan.h"
+#include <cjson/cJSON.h>
 
 #define PLUGIN_ID "org.motion.cperformers"
 #define MAX_COMPONENTS 4
-#define MAX_PROPERTY_NAME 128
 
 static const motion_host_v1 *g_host;
 
@@ -94,26 +94,46 @@ static void destroy_performer(motion_performer *handle) {
     free(p);
 }
 
+/* A finite JSON number, or NULL. */
+static const cJSON *finite_number(const cJSON *item) {
+    return cJSON_IsNumber(item) && isfinite(item->valuedouble) ? item : NULL;
+}
+
+/* Reads an array of 1..capacity finite numbers into out; returns the count, or 0 on failure. */
+static uint32_t read_numbers(const cJSON *array, double *out, uint32_t capacity) {
+    if (!cJSON_IsArray(array)) return 0;
+    uint32_t count = 0;
+    const cJSON *element;
+    cJSON_ArrayForEach(element, array) {
+        if (count == capacity || finite_number(element) == NULL) return 0;
+        out[count++] = element->valuedouble;
+    }
+    return count;
+}
+
 /* Nudge: {"type":"Nudge","property":"x","by":[10],"duration":0.25} */
-static motion_status add_nudge(performer *p, json_span plan, motion_error *error) {
-    json_span value;
-    char property[MAX_PROPERTY_NAME];
+static motion_status add_nudge(performer *p, const cJSON *plan, motion_error *error) {
     nudge n;
     memset(&n, 0, sizeof n);
     n.duration = 0.25;
-    if (!json_find(plan, "property", &value) || !json_string(value, property, sizeof property) || property[0] == 0) {
+    const cJSON *property = cJSON_GetObjectItemCaseSensitive(plan, "property");
+    if (!cJSON_IsString(property) || property->valuestring[0] == '\0') {
         motion_error_set(error, MOTION_ERR_INVALID_PLAN, "Nudge: \"property\" must be a non-empty string.");
         return MOTION_ERR_INVALID_PLAN;
     }
-    if (!json_find(plan, "by", &value) || (n.count = (uint32_t)json_numbers(value, n.by, MAX_COMPONENTS)) == 0) {
+    if ((n.count = read_numbers(cJSON_GetObjectItemCaseSensitive(plan, "by"), n.by, MAX_COMPONENTS)) == 0) {
         motion_error_set(error, MOTION_ERR_INVALID_PLAN, "Nudge: \"by\" must be 1 to 4 finite numbers.");
         return MOTION_ERR_INVALID_PLAN;
     }
-    if (json_find(plan, "duration", &value) && (!json_number(value, &n.duration) || n.duration < 0)) {
-        motion_error_set(error, MOTION_ERR_INVALID_PLAN, "Nudge: \"duration\" must be a number >= 0 (seconds).");
-        return MOTION_ERR_INVALID_PLAN;
+    const cJSON *duration = cJSON_GetObjectItemCaseSensitive(plan, "duration");
+    if (duration != NULL) {
+        if (finite_number(duration) == NULL || duration->valuedouble < 0) {
+            motion_error_set(error, MOTION_ERR_INVALID_PLAN, "Nudge: \"duration\" must be a number >= 0 (seconds).");
+            return MOTION_ERR_INVALID_PLAN;
+        }
+        n.duration = duration->valuedouble;
     }
-    n.property = g_host->property_id(p->ctx, property);
+    n.property = g_host->property_id(p->ctx, property->valuestring);
     if (n.property < 0) {
         motion_error_set(error, n.property, "Nudge: the host cannot intern the property.");
         return n.property;
@@ -141,16 +161,23 @@ static motion_status add_nudge(performer *p, json_span plan, motion_error *error
 }
 
 /* Sequence: {"type":"Sequence","transactions":[{"operations":[...]}, ...]} */
-static motion_status add_sequence(performer *p, json_span plan, motion_error *error) {
-    json_span list, transaction;
-    if (!json_find(plan, "transactions", &list) || list.length == 0 || list.start[0] != '[') {
+static motion_status add_sequence(performer *p, const cJSON *plan, motion_error *error) {
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(plan, "transactions");
+    if (!cJSON_IsArray(list)) {
         motion_error_set(error, MOTION_ERR_INVALID_PLAN, "Sequence: \"transactions\" must be an array of transactions.");
         return MOTION_ERR_INVALID_PLAN;
     }
-    size_t cursor = 0, index = 0;
-    while (json_array_next(list, &cursor, &transaction)) {
+    size_t index = 0;
+    const cJSON *transaction;
+    cJSON_ArrayForEach(transaction, list) {
+        char *json = cJSON_PrintUnformatted(transaction);
+        if (json == NULL) {
+            motion_error_set(error, MOTION_ERR_INTERNAL, "Sequence: out of memory.");
+            return MOTION_ERR_INTERNAL;
+        }
         motion_error emitted = {sizeof emitted, MOTION_OK, {0}};
-        motion_status status = g_host->emit_transaction(p->ctx, transaction.start, transaction.length, &emitted);
+        motion_status status = g_host->emit_transaction(p->ctx, json, strlen(json), &emitted);
+        cJSON_free(json);
         if (status != MOTION_OK) {
             char message[MOTION_ERROR_MESSAGE_CAPACITY];
             snprintf(message, sizeof message, "Sequence: transactions[%zu] failed (%s): %s", index,
@@ -169,19 +196,27 @@ static motion_status add_plan(motion_performer *handle, const char *plan_json, s
         motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "add_plan needs a performer and plan JSON.");
         return MOTION_ERR_INVALID_ARGUMENT;
     }
-    json_span plan = {plan_json, length}, type_value;
-    char type[64];
-    if (!json_find(plan, "type", &type_value) || !json_string(type_value, type, sizeof type)) {
+    cJSON *plan = cJSON_ParseWithLength(plan_json, length);
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(plan, "type");
+    if (!cJSON_IsObject(plan) || !cJSON_IsString(type)) {
+        cJSON_Delete(plan);
         motion_error_set(error, MOTION_ERR_INVALID_PLAN, "the plan has no \"type\" string.");
         return MOTION_ERR_INVALID_PLAN;
     }
-    if (p->kind == KIND_NUDGER && strcmp(type, "Nudge") == 0) return add_nudge(p, plan, error);
-    if (p->kind == KIND_SEQUENCER && strcmp(type, "Sequence") == 0) return add_sequence(p, plan, error);
-    char message[MOTION_ERROR_MESSAGE_CAPACITY];
-    snprintf(message, sizeof message, "%s does not perform plan type \"%s\".",
-             p->kind == KIND_NUDGER ? "Nudger" : "Sequencer", type);
-    motion_error_set(error, MOTION_ERR_UNKNOWN_PLAN_TYPE, message);
-    return MOTION_ERR_UNKNOWN_PLAN_TYPE;
+    motion_status status;
+    if (p->kind == KIND_NUDGER && strcmp(type->valuestring, "Nudge") == 0) {
+        status = add_nudge(p, plan, error);
+    } else if (p->kind == KIND_SEQUENCER && strcmp(type->valuestring, "Sequence") == 0) {
+        status = add_sequence(p, plan, error);
+    } else {
+        char message[MOTION_ERROR_MESSAGE_CAPACITY];
+        snprintf(message, sizeof message, "%s does not perform plan type \"%s\".",
+                 p->kind == KIND_NUDGER ? "Nudger" : "Sequencer", type->valuestring);
+        motion_error_set(error, MOTION_ERR_UNKNOWN_PLAN_TYPE, message);
+        status = MOTION_ERR_UNKNOWN_PLAN_TYPE;
+    }
+    cJSON_Delete(plan);
+    return status;
 }
 
 /* A named plan is performed like a regular one: removing it does not undo a nudge already under way. */

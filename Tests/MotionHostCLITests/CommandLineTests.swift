@@ -108,7 +108,7 @@ struct UsageErrorTests {
     }
 
     @Test func optionValuesMayFollowAnEqualsSign() throws {
-        let result = try MotionHost.run(["run", "basic.json", "--format=csv", "--fps=20"])
+        let result = try MotionHost.runScene(["basic.json", "--format=csv", "--fps=20"])
         #expect(result.status == 0)
         #expect(result.outputLines.first == "time,frame,target,property,x,y,z,w")
         #expect(result.outputLines.contains("0.25,5,card,position,1,2,,"))

@@ -25,7 +25,7 @@ struct SceneErrorTests {
         ),
     ])
     func badSceneFailsWithOneLineNamingFileAndField(file: String, message: String) throws {
-        let result = try MotionHost.run(["run", file])
+        let result = try MotionHost.runScene([file])
         #expect(result.status == 1)
         #expect(result.standardOutput.isEmpty)
         #expect(result.errorLines.count == 1)
@@ -75,18 +75,18 @@ struct SceneErrorTests {
         let folder = try MotionHost.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data(json.utf8).write(to: folder.appendingPathComponent("scene.json"))
-        let result = try MotionHost.run(["run", "scene.json"], in: folder)
+        let result = try MotionHost.runScene(["scene.json"], in: folder)
         #expect(result.status == 1)
         #expect(result.errorLines.count == 1)
         #expect(result.errorLines.first?.hasPrefix("error: scene.json: \(message)") == true, "\(result.standardError)")
     }
 
     @Test func unknownPlanTypeFailsWithTheCommitErrorAfterWritingTheTimelineSoFar() throws {
-        let result = try MotionHost.run(["run", "unknown-plan.json"])
+        let result = try MotionHost.runScene(["unknown-plan.json"])
         #expect(result.status == 1)
         #expect(
             result.standardError
-                == "error: unknown-plan.json: $.transactions[1] (at 0.5 s, frame 5): operation 0, target \"card\", plan type \"SetValu\": no performer performs plan type \"SetValu\" (did you mean \"SetValue\"?). Known plan types: Emit, HoldTokens, Record, RecordOther, RecordToo, SetValue.\n"
+                == "error: unknown-plan.json: $.transactions[1] (at 0.5 s, frame 5): operation 0, target \"card\", plan type \"SetValu\": no manifest on the plugin search path declares plan type \"SetValu\" (did you mean \"SetValue\"?); known plan types: CrashOnCreate, EchoDeviceMotion, Emit, EmitUnknownPlan, FromTheFuture, HangOnAdd, HoldTokens, MisuseTokens, NeverLoaded, Probe, Record, RecordOther, RecordToo, Refused, SetValue, SetVector, TerminateOnWorker. To fix, install the plugin or add its folder with --plugin-path or MOTION_PLUGIN_PATH\n"
         )
         let lines = try result.jsonLines()
         // The first transaction's change was written before the failure.
@@ -102,7 +102,7 @@ struct SceneErrorTests {
     }
 
     @Test func untilIdleRunStillActiveAtItsSafetyLimitFails() throws {
-        let result = try MotionHost.run(["run", "never-idle.json"])
+        let result = try MotionHost.runScene(["never-idle.json"])
         #expect(result.status == 1)
         #expect(
             result.standardError.hasPrefix(
@@ -116,7 +116,7 @@ struct SceneErrorTests {
 
     @Test(arguments: [["--output", "no/such/folder/out.jsonl"], ["--plot", "no/such/folder/out.jsonl"]])
     func unwritableOutputFailsBeforeTheRunNamingTheFile(option: [String]) throws {
-        let result = try MotionHost.run(["run", "basic.json"] + option)
+        let result = try MotionHost.runScene(["basic.json"] + option)
         #expect(result.status == 1)
         #expect(result.standardOutput.isEmpty)
         #expect(

@@ -6,7 +6,8 @@ import Testing
 #endif
 
 /// `basic.json`: 10 fps, 1 s; SetValue opacity 0.5 at 0 s; at 0.25 s HoldTokens (terminated after 3
-/// frames) and SetValue position [1, 2]; SetValue opacity 1 at 0.5 s.
+/// frames) and SetVector position [1, 2]; SetValue opacity 1 at 0.5 s. Performed by the fixture plugin
+/// Tests/Fixtures/plugins/test-performers.json.
 @Suite("Timelines")
 struct TimelineTests {
     private func changes(_ line: [String: Any]) -> [String: [String: Any]]? {
@@ -23,14 +24,14 @@ struct TimelineTests {
              "transactions": []}
             """
         try Data(scene.utf8).write(to: folder.appendingPathComponent("scene.json"))
-        let result = try MotionHost.run(["run", "scene.json"], in: folder)
+        let result = try MotionHost.runScene(["scene.json"], in: folder)
         #expect(result.status == 0, "\(result.standardError)")
         let header = try #require(result.outputLines.first)
         #expect(header.contains(#""targets":{"card":{"opacity":0,"position":[1,2],"scale":2},"badge":{"rotation":3}}"#), "\(header)")
     }
 
     @Test func jsonLinesTimelineHasHeaderFramesActivityAndSummary() throws {
-        let result = try MotionHost.run(["run", "basic.json"])
+        let result = try MotionHost.runScene(["basic.json"])
         #expect(result.status == 0)
         #expect(result.standardError.isEmpty)
         let lines = try result.jsonLines()
@@ -73,7 +74,7 @@ struct TimelineTests {
     }
 
     @Test func linesComeInFrameOrderWithCommitsBeforeTheirFramesChanges() throws {
-        let lines = try MotionHost.run(["run", "basic.json"]).outputLines
+        let lines = try MotionHost.runScene(["basic.json"]).outputLines
         #expect(lines.count == 10)
         #expect(lines[2] == "{\"frame\":0,\"time\":0,\"changes\":{\"card\":{\"opacity\":0.5}}}")
         #expect(lines[4] == "{\"activity\":\"active\",\"time\":0.3,\"frame\":3}")
@@ -82,7 +83,7 @@ struct TimelineTests {
     }
 
     @Test func csvHasOneRowPerChangedProperty() throws {
-        let result = try MotionHost.run(["run", "basic.json", "--format", "csv"])
+        let result = try MotionHost.runScene(["basic.json", "--format", "csv"])
         #expect(result.status == 0)
         #expect(
             result.standardOutput == """
@@ -98,7 +99,7 @@ struct TimelineTests {
         let folder = try MotionHost.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let out = folder.appendingPathComponent("timeline.csv")
-        let result = try MotionHost.run(["run", MotionHost.fixture("basic.json"), "--output", out.path])
+        let result = try MotionHost.runScene([MotionHost.fixture("basic.json"), "--output", out.path])
         #expect(result.status == 0)
         #expect(result.standardOutput.isEmpty)
         let text = try String(contentsOf: out, encoding: .utf8)
@@ -106,7 +107,7 @@ struct TimelineTests {
     }
 
     @Test func fpsOverrideMovesFramesAndCommitTimes() throws {
-        let lines = try MotionHost.run(["run", "basic.json", "--fps", "20"]).jsonLines()
+        let lines = try MotionHost.runScene(["basic.json", "--fps", "20"]).jsonLines()
         #expect(lines.first?["frameRate"] as? Double == 20)
         // At 20 fps, 0.25 s is exactly frame 5.
         #expect(lines.filter { $0["commit"] != nil }.map { $0["frame"] as? Int } == [0, 5, 10])
@@ -117,7 +118,7 @@ struct TimelineTests {
     }
 
     @Test func durationOverrideEndsEarlyAndWarnsAboutTransactionsNotCommitted() throws {
-        let result = try MotionHost.run(["run", "basic.json", "--duration", "0.4"])
+        let result = try MotionHost.runScene(["basic.json", "--duration", "0.4"])
         #expect(result.status == 0)
         #expect(
             result.standardError
@@ -130,7 +131,7 @@ struct TimelineTests {
     }
 
     @Test func untilIdleStopsAtTheFirstIdleFrameAfterTheLastCommit() throws {
-        let lines = try MotionHost.run(["run", "basic.json", "--duration", "untilIdle"]).jsonLines()
+        let lines = try MotionHost.runScene(["basic.json", "--duration", "untilIdle"]).jsonLines()
         #expect(lines.first?["duration"] as? String == "untilIdle")
         #expect(lines.first?["maximumDuration"] as? Double == 60)
         let summary = try #require(lines.last?["summary"] as? [String: Any])
@@ -140,7 +141,7 @@ struct TimelineTests {
     }
 
     @Test func traceWritesEveryTracerEvent() throws {
-        let lines = try MotionHost.run(["run", "basic.json", "--trace"]).jsonLines()
+        let lines = try MotionHost.runScene(["basic.json", "--trace"]).jsonLines()
         let traces = lines.compactMap { line -> String? in
             guard let kind = line["trace"] as? String else { return nil }
             return "\(line["frame"] as? Int ?? -1) \(kind) \(line["performer"] as? String ?? "")"
@@ -159,7 +160,7 @@ struct TimelineTests {
     }
 
     @Test func emittedTransactionsAndNamedPlansAppearInTheTimeline() throws {
-        let result = try MotionHost.run(["run", "compose.json", "--trace"])
+        let result = try MotionHost.runScene(["compose.json", "--trace"])
         #expect(result.status == 0)
         let lines = try result.jsonLines()
         let emitted = try #require(lines.first { $0["trace"] as? String == "emitted" })
@@ -185,8 +186,8 @@ struct TimelineTests {
     }
 
     @Test func timelineIsIdenticalAcrossRuns() throws {
-        let first = try MotionHost.run(["run", "fade-and-move.json", "--trace"])
-        let second = try MotionHost.run(["run", "fade-and-move.json", "--trace"])
+        let first = try MotionHost.runScene(["fade-and-move.json", "--trace"])
+        let second = try MotionHost.runScene(["fade-and-move.json", "--trace"])
         #expect(first.status == 0)
         #expect(first.outputLines.count > 40)
         #expect(first.standardOutput == second.standardOutput)
@@ -199,7 +200,7 @@ struct PlotTests {
         let folder = try MotionHost.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("plot.svg")
-        let result = try MotionHost.run(["run", scene, "--plot", url.path] + extra)
+        let result = try MotionHost.runScene([scene, "--plot", url.path] + extra)
         return (result, try String(contentsOf: url, encoding: .utf8))
     }
 
@@ -264,7 +265,7 @@ struct PlotTests {
         let scene =
             "{\"sceneVersion\": 1, \"duration\": 2, \"targets\": [{\"name\": \"dot\", \"properties\": {\"x\": -1}}], \"transactions\": [\(transactions.joined(separator: ","))]}"
         try Data(scene.utf8).write(to: folder.appendingPathComponent("many.json"))
-        let result = try MotionHost.run(["run", "many.json", "--plot", "many.svg"], in: folder)
+        let result = try MotionHost.runScene(["many.json", "--plot", "many.svg"], in: folder)
         #expect(result.status == 0)
         let svg = try String(contentsOf: folder.appendingPathComponent("many.svg"), encoding: .utf8)
         let marks = svg.split(separator: "\n").filter { $0.hasPrefix("<line class=\"commit\"") }

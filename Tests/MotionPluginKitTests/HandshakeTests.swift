@@ -79,6 +79,7 @@ struct HandshakeTests {
             ("FixtureHangOnAdd", ["motion_plugin_entry"]),
             ("FixtureWrongABIMajor", ["motion_plugin_entry"]),
             ("FixtureRefuses", ["motion_plugin_entry"]),
+            ("FixtureTestPerformers", ["motion_plugin_entry"]),
             ("FixtureNoEntrySymbol", ["motion_plugin_main"]),
         ])
     func exportsOnlyDeclaredSymbols(product: String, symbols: [String]) throws {

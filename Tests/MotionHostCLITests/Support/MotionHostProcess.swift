@@ -37,6 +37,12 @@ enum MotionHost {
     static let fixtures: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures")
 
+    /// The fixture plugins' manifests (`Tests/Fixtures/plugins`, data, so found from this file's path): the
+    /// test performers plugin there performs the plan types the fixture scenes use (`SetValue`, `SetVector`,
+    /// `HoldTokens`, `Emit`, `Record`, ...). Its libraries are built next to `motion-host`.
+    static let pluginFixtures: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/plugins")
+
     /// The path of a fixture file.
     static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
 
@@ -46,6 +52,14 @@ enum MotionHost {
             "motion-host-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+
+    /// Runs `motion-host run` with the fixture plugins on the search path (`--plugin-path`).
+    /// - Parameters:
+    ///   - arguments: The arguments after `run` (the scene and options).
+    ///   - directory: The working directory, or the fixtures folder.
+    static func runScene(_ arguments: [String], in directory: URL? = nil) throws -> MotionHostResult {
+        try run(["run", "--plugin-path", pluginFixtures.path] + arguments, in: directory)
     }
 
     /// Runs the binary with arguments and waits for it to exit.
