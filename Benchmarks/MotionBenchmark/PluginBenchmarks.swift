@@ -33,7 +33,8 @@ struct PluginBenchmarks {
         var transaction = Transaction()
         for i in 0..<count {
             // Long enough to stay running through every measured frame.
-            transaction.add(Plan(type: "Tween", fields: ["property": "x", "to": [1000], "duration": 3000, "timing": "easeInOut"]), to: TargetID("card\(i)"))
+            transaction.add(
+                Plan(type: "Tween", fields: ["property": "x", "to": [1000], "duration": 3000, "timing": "easeInOut"]), to: TargetID("card\(i)"))
         }
         try scheduler.commit(transaction)
         var time = 0.0

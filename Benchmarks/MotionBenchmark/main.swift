@@ -36,15 +36,24 @@ print()
 var plans = Table(header: ["plans committed to a plugin (validated, JSON across)", "plans/s"])
 plans.add([
     "Tween → TweenKit (Swift SDK parses with Foundation)",
-    format(try PluginBenchmarks.plansPerSecond(registry: host) { Plan(type: "Tween", fields: ["property": "x", "to": [.number(Double($0 % 7))], "duration": 0.5]) }),
+    format(
+        try PluginBenchmarks.plansPerSecond(registry: host) {
+            Plan(type: "Tween", fields: ["property": "x", "to": [.number(Double($0 % 7))], "duration": 0.5])
+        }),
 ])
 plans.add([
     "Nudge → CPerformers (C, cJSON)",
-    format(try PluginBenchmarks.plansPerSecond(registry: host) { Plan(type: "Nudge", fields: ["property": "x", "by": [1], "duration": .number(0.1 + Double($0 % 3))]) }),
+    format(
+        try PluginBenchmarks.plansPerSecond(registry: host) {
+            Plan(type: "Nudge", fields: ["property": "x", "by": [1], "duration": .number(0.1 + Double($0 % 3))])
+        }),
 ])
 plans.add([
     "SetLevel → CDeclarative (libffi call, no JSON)",
-    format(try PluginBenchmarks.plansPerSecond(registry: host) { Plan(type: "SetLevel", fields: ["property": "level", "level": .number(Double($0 % 10)), "steps": 0, "clamp": true]) }),
+    format(
+        try PluginBenchmarks.plansPerSecond(registry: host) {
+            Plan(type: "SetLevel", fields: ["property": "level", "level": .number(Double($0 % 10)), "steps": 0, "clamp": true])
+        }),
 ])
 print(plans.render())
 print()

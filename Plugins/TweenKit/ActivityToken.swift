@@ -19,7 +19,7 @@ struct ActivityToken {
         token = nil
         do {
             try held.terminate()
-        } catch where error.code == .schedulerGone {
+        } catch  where error.code == .schedulerGone {
             // The scheduler went away first and has already ended the token (R37): nothing to do.
         } catch {
             context.log(.warning, "terminating \(held) failed: \(error)")

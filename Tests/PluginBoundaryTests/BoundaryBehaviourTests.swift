@@ -19,52 +19,114 @@ struct BoundaryBehaviourTests {
     }
 
     static let scenarios: [Scenario] = [
-        Scenario(name: "R4 operations in order across targets", commits: [
-            { $0.add(plan("Record", ["n": 1]), to: "a"); $0.add(plan("Record", ["n": 2]), to: "b"); $0.add(plan("Record", ["n": 3]), to: "a") },
-        ]),
-        Scenario(name: "R5 R9 two plans, one performer", commits: [
-            { $0.add(plan("Record", ["n": 1]), to: "a") }, { $0.add(plan("Record", ["n": 2]), to: "a") },
-        ]),
-        Scenario(name: "R6 two performer types on one target", commits: [{ $0.add(plan("Record"), to: "a"); $0.add(plan("RecordOther"), to: "a") }]),
-        Scenario(name: "R7 one plan type on two targets", commits: [{ $0.add(plan("Record"), to: "a"); $0.add(plan("Record"), to: "b") }]),
-        Scenario(name: "R8 plan types of one class share a performer", commits: [{ $0.add(plan("Record"), to: "a"); $0.add(plan("RecordToo"), to: "a") }]),
-        Scenario(name: "R12 unknown plan type keeps earlier operations", commits: [
-            { $0.add(plan("Record"), to: "a"); $0.add(plan("Recrod"), to: "a"); $0.add(plan("Record"), to: "b") },
-            { $0.add(plan("Record"), to: "b") },
-        ]),
+        Scenario(
+            name: "R4 operations in order across targets",
+            commits: [
+                {
+                    $0.add(plan("Record", ["n": 1]), to: "a"); $0.add(plan("Record", ["n": 2]), to: "b"); $0.add(plan("Record", ["n": 3]), to: "a")
+                }
+            ]),
+        Scenario(
+            name: "R5 R9 two plans, one performer",
+            commits: [
+                { $0.add(plan("Record", ["n": 1]), to: "a") }, { $0.add(plan("Record", ["n": 2]), to: "a") },
+            ]),
+        Scenario(
+            name: "R6 two performer types on one target",
+            commits: [
+                {
+                    $0.add(plan("Record"), to: "a"); $0.add(plan("RecordOther"), to: "a")
+                }
+            ]),
+        Scenario(
+            name: "R7 one plan type on two targets",
+            commits: [
+                {
+                    $0.add(plan("Record"), to: "a"); $0.add(plan("Record"), to: "b")
+                }
+            ]),
+        Scenario(
+            name: "R8 plan types of one class share a performer",
+            commits: [
+                {
+                    $0.add(plan("Record"), to: "a"); $0.add(plan("RecordToo"), to: "a")
+                }
+            ]),
+        Scenario(
+            name: "R12 unknown plan type keeps earlier operations",
+            commits: [
+                {
+                    $0.add(plan("Record"), to: "a"); $0.add(plan("Recrod"), to: "a"); $0.add(plan("Record"), to: "b")
+                },
+                { $0.add(plan("Record"), to: "b") },
+            ]),
         Scenario(name: "R12 performer refuses a plan", commits: [{ $0.add(plan("SetValue", ["value": 1]), to: "a") }]),
-        Scenario(name: "R13 R14 named add then remove", commits: [{ $0.add(plan("Record"), named: "drag", to: "a"); $0.removePlan(named: "drag", from: "a") }]),
+        Scenario(
+            name: "R13 R14 named add then remove",
+            commits: [
+                {
+                    $0.add(plan("Record"), named: "drag", to: "a"); $0.removePlan(named: "drag", from: "a")
+                }
+            ]),
         Scenario(name: "R15 removing a name never added", commits: [{ $0.removePlan(named: "ghost", from: "a") }]),
-        Scenario(name: "R16 re-adding a name", commits: [
-            { $0.add(plan("Record", ["n": 1]), named: "x", to: "a") }, { $0.add(plan("Record", ["n": 2]), named: "x", to: "a") },
-        ]),
-        Scenario(name: "R17 a name reused by another performer type", commits: [
-            { $0.add(plan("Record"), named: "x", to: "a") }, { $0.add(plan("RecordOther"), named: "x", to: "a") },
-        ]),
-        Scenario(name: "R18 names are case-sensitive", commits: [{ t in for n in ["one", "One", "ONE", "1"] { t.add(plan("Record"), named: n, to: "a") } }]),
-        Scenario(name: "R19 names are scoped per target", commits: [{ $0.add(plan("Record"), named: "x", to: "a"); $0.add(plan("Record"), named: "x", to: "b") }]),
-        Scenario(name: "R21 empty names are rejected", commits: [{ $0.add(plan("Record"), named: "", to: "a") }, { $0.removePlan(named: "", from: "a") }]),
-        Scenario(name: "R22 R23 emitted plan performed before commit returns", commits: [
-            { $0.add(emitPlan(adding: plan("HoldTokens", ["count": 1]), to: "a"), to: "a") },
-        ]),
+        Scenario(
+            name: "R16 re-adding a name",
+            commits: [
+                { $0.add(plan("Record", ["n": 1]), named: "x", to: "a") }, { $0.add(plan("Record", ["n": 2]), named: "x", to: "a") },
+            ]),
+        Scenario(
+            name: "R17 a name reused by another performer type",
+            commits: [
+                { $0.add(plan("Record"), named: "x", to: "a") }, { $0.add(plan("RecordOther"), named: "x", to: "a") },
+            ]),
+        Scenario(
+            name: "R18 names are case-sensitive",
+            commits: [{ t in for n in ["one", "One", "ONE", "1"] { t.add(plan("Record"), named: n, to: "a") } }]),
+        Scenario(
+            name: "R19 names are scoped per target",
+            commits: [
+                {
+                    $0.add(plan("Record"), named: "x", to: "a"); $0.add(plan("Record"), named: "x", to: "b")
+                }
+            ]),
+        Scenario(
+            name: "R21 empty names are rejected", commits: [{ $0.add(plan("Record"), named: "", to: "a") }, { $0.removePlan(named: "", from: "a") }]),
+        Scenario(
+            name: "R22 R23 emitted plan performed before commit returns",
+            commits: [
+                { $0.add(emitPlan(adding: plan("HoldTokens", ["count": 1]), to: "a"), to: "a") }
+            ]),
         Scenario(name: "R24 emission to another target", commits: [{ $0.add(emitPlan(adding: plan("Record"), to: "a"), to: "b") }]),
-        Scenario(name: "R25 emission cycle", commits: [
-            { $0.add(emitPlan(adding: emitPlan(adding: plan("Record"), to: "b"), to: "a"), to: "a") }, { $0.add(plan("Record"), to: "b") },
-        ]),
-        Scenario(name: "R29 token generated and terminated at once", commits: [{ $0.add(plan("HoldTokens", ["count": 1, "terminateAfterFrames": 0]), to: "a") }]),
-        Scenario(name: "R31 R32 R35 several tokens on several targets", commits: [
-            { $0.add(plan("HoldTokens", ["count": 2, "terminateAfterFrames": 1]), to: "a"); $0.add(plan("HoldTokens", ["count": 1, "terminateAfterFrames": 3]), to: "b") },
-        ]),
+        Scenario(
+            name: "R25 emission cycle",
+            commits: [
+                { $0.add(emitPlan(adding: emitPlan(adding: plan("Record"), to: "b"), to: "a"), to: "a") }, { $0.add(plan("Record"), to: "b") },
+            ]),
+        Scenario(
+            name: "R29 token generated and terminated at once",
+            commits: [{ $0.add(plan("HoldTokens", ["count": 1, "terminateAfterFrames": 0]), to: "a") }]),
+        Scenario(
+            name: "R31 R32 R35 several tokens on several targets",
+            commits: [
+                {
+                    $0.add(plan("HoldTokens", ["count": 2, "terminateAfterFrames": 1]), to: "a");
+                    $0.add(plan("HoldTokens", ["count": 1, "terminateAfterFrames": 3]), to: "b")
+                }
+            ]),
     ]
 
     /// Runs a scenario, then five frames; returns the calls, the trace lines and the activity transitions.
-    static func run(_ scenario: Scenario, on source: PerformerSource) throws -> (calls: [String], traces: [String], activity: [Bool], errors: [String]) {
+    static func run(_ scenario: Scenario, on source: PerformerSource) throws -> (
+        calls: [String], traces: [String], activity: [Bool], errors: [String]
+    ) {
         let h = try BoundaryHarness(source)
         let observer = RecordingActivityObserver()
         h.scheduler.addActivityObserver(observer)
         var errors: [String] = []
         for build in scenario.commits {
-            do { try h.commit(build) } catch { errors.append("\(error.code) op \(error.operationIndex ?? -1) applied \(error.appliedOperationCount)") }
+            do { try h.commit(build) } catch {
+                errors.append("\(error.code) op \(error.operationIndex ?? -1) applied \(error.appliedOperationCount)")
+            }
         }
         for i in 0..<5 { h.scheduler.advanceFrame(to: Double(i) / 60) }
         return (h.calls, h.tracer.lines, observer.transitions, errors)
@@ -86,7 +148,7 @@ struct BoundaryBehaviourTests {
         let h = try BoundaryHarness(source)
         try h.commit { for v in [0.1, 0.7, 0.3] { $0.add(plan("SetValue", ["property": "opacity", "value": .number(v)]), to: "a") } }
         #expect(h.scene.target("a")?["opacity"] == 0.3)
-        try h.commit { $0.add(plan("SetValue", ["property": "position", "value": [1, 2]]), to: "b") }
+        try h.commit { $0.add(plan("SetVector", ["property": "position", "value": [1, 2]]), to: "b") }
         #expect(h.scene.target("b")?["position"] == [1, 2])
     }
 
@@ -105,7 +167,11 @@ struct BoundaryBehaviourTests {
     func unknownPlanTypeErrorNamesOperationTargetAndType(source: PerformerSource) throws {
         let h = try BoundaryHarness(source)
         var failure: CommitError?
-        do { try h.commit { $0.add(plan("Record"), to: "a"); $0.add(plan("Recrod"), to: "a") } } catch { failure = error }
+        do {
+            try h.commit {
+                $0.add(plan("Record"), to: "a"); $0.add(plan("Recrod"), to: "a")
+            }
+        } catch { failure = error }
         let error = try #require(failure)
         #expect(error.code == .unknownPlanType)
         #expect(error.description.hasPrefix(#"operation 1, target "a", plan type "Recrod""#))
@@ -117,10 +183,14 @@ struct BoundaryBehaviourTests {
     func libraryThatFailsToLoadFailsTheCommit() throws {
         let h = try BoundaryHarness(.plugin, extraManifests: ["wrong-abi-major.json"])
         var failure: CommitError?
-        do { try h.commit { $0.add(plan("Record"), to: "a"); $0.add(plan("WrongABIMajor"), to: "b") } } catch { failure = error }
+        do {
+            try h.commit {
+                $0.add(plan("Record"), to: "a"); $0.add(plan("FromTheFuture"), to: "b")
+            }
+        } catch { failure = error }
         let error = try #require(failure)
         #expect(error.code == .performerUnavailable)
-        #expect(error.planType == "WrongABIMajor")
+        #expect(error.planType == "FromTheFuture")
         #expect(error.target == "b")
         #expect(error.message.contains("built for ABI 2.0; this host speaks ABI 1.0"))
         #expect(error.appliedOperationCount == 1)

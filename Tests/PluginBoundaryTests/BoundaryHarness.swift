@@ -76,7 +76,8 @@ final class BoundaryHarness {
     /// The performer calls, without the in-process-only hand-over lines (`emitter`, `tokens`), which
     /// have no C counterpart: across the boundary the proxy keeps the emitter and token generator.
     var calls: [String] {
-        log.all.filter { !$0.hasPrefix("emitter ") && !$0.hasPrefix("tokens ") }
+        let kinds = ["create ", "add ", "addNamed ", "removeNamed ", "update ", "destroy "]
+        return log.all.filter { line in kinds.contains { line.hasPrefix($0) } }
     }
 
     func calls(startingWith prefix: String) -> [String] { calls.filter { $0.hasPrefix(prefix) } }

@@ -254,6 +254,9 @@ public final class Scheduler {
         } catch let error as CommitError {
             throw error
         } catch {
+            // A performer that fails because its emission failed (as a plugin reports an emission's
+            // status) is reported with the emission's own error, which names the cause and the chain.
+            if isOutermost, let failure = emissionFailure { throw failure }
             throw CommitError(
                 code: .performerRefused, message: "the performer refused the plan: \(error)", underlying: error)
         }

@@ -92,33 +92,32 @@ private let hostPropertyID: @convention(c) (OpaquePointer?, UnsafePointer<CChar>
 
 private let hostGetProperty:
     @convention(c) (OpaquePointer?, motion_property_id, UnsafeMutablePointer<Double>?, UInt32, UnsafeMutablePointer<UInt32>?) ->
-    motion_status = { ctx, id, values, capacity, countOut in
-        guard let countOut else { return MOTION_ERR_INVALID_ARGUMENT }
-        return HostContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
-            guard context.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
-            guard id >= 0, let value = context.target[PropertyID(rawValue: id)] else {
-                countOut.pointee = 0
-                return MOTION_ERR_UNKNOWN_PROPERTY
+        motion_status = { ctx, id, values, capacity, countOut in
+            guard let countOut else { return MOTION_ERR_INVALID_ARGUMENT }
+            return HostContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
+                guard context.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
+                guard id >= 0, let value = context.target[PropertyID(rawValue: id)] else {
+                    countOut.pointee = 0
+                    return MOTION_ERR_UNKNOWN_PROPERTY
+                }
+                countOut.pointee = UInt32(value.count)
+                guard let values, capacity >= UInt32(value.count) else { return MOTION_ERR_BUFFER_TOO_SMALL }
+                for i in 0..<value.count { values[i] = value[i] }
+                return MOTION_OK
             }
-            countOut.pointee = UInt32(value.count)
-            guard let values, capacity >= UInt32(value.count) else { return MOTION_ERR_BUFFER_TOO_SMALL }
-            for i in 0..<value.count { values[i] = value[i] }
-            return MOTION_OK
         }
-    }
 
-private let hostSetProperty:
-    @convention(c) (OpaquePointer?, motion_property_id, UnsafePointer<Double>?, UInt32) -> motion_status = {
-        ctx, id, values, count in
-        guard let values, (1...4).contains(count) else { return MOTION_ERR_INVALID_ARGUMENT }
-        return HostContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
-            guard context.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
-            let property = PropertyID(rawValue: id)
-            guard id >= 0, context.scene.hasProperty(property) else { return MOTION_ERR_UNKNOWN_PROPERTY }
-            context.target.setValue(PropertyValue(UnsafeBufferPointer(start: values, count: Int(count))), for: property)
-            return MOTION_OK
-        }
+private let hostSetProperty: @convention(c) (OpaquePointer?, motion_property_id, UnsafePointer<Double>?, UInt32) -> motion_status = {
+    ctx, id, values, count in
+    guard let values, (1...4).contains(count) else { return MOTION_ERR_INVALID_ARGUMENT }
+    return HostContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
+        guard context.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
+        let property = PropertyID(rawValue: id)
+        guard id >= 0, context.scene.hasProperty(property) else { return MOTION_ERR_UNKNOWN_PROPERTY }
+        context.target.setValue(PropertyValue(UnsafeBufferPointer(start: values, count: Int(count))), for: property)
+        return MOTION_OK
     }
+}
 
 private let hostTargetName: @convention(c) (OpaquePointer?) -> UnsafePointer<CChar>? = { ctx in
     guard let context = HostContext.from(ctx) else { return nil }

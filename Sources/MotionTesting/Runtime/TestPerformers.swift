@@ -35,7 +35,7 @@ public final class CallLog: Sendable {
 /// |---|---|---|
 /// | `Record`, `RecordToo` | `RecordingPerformer` | logs every call |
 /// | `RecordOther` | `OtherRecordingPerformer` | logs every call |
-/// | `SetValue` `{property, value}` | `SetValuePerformer` | sets a property of its target |
+/// | `SetValue`, `SetVector` `{property, value}` | `SetValuePerformer` | sets a property of its target (a number, or 1–4 numbers) |
 /// | `Emit` `{transaction}` | `EmittingPerformer` | emits the transaction in its plan |
 /// | `HoldTokens` `{count, terminateAfterFrames}` | `TokenPerformer` | takes `count` tokens; terminates them after N frames (0 = at once, -1 = never) |
 public enum TestPerformers {
@@ -48,7 +48,7 @@ public enum TestPerformers {
         registry.register(planTypes: ["RecordOther"], className: "OtherRecordingPerformer") {
             RecordingPerformer(context: $0, log: log)
         }
-        registry.register(planTypes: ["SetValue"], className: "SetValuePerformer") {
+        registry.register(planTypes: ["SetValue", "SetVector"], className: "SetValuePerformer") {
             SetValuePerformer(context: $0, log: log)
         }
         registry.register(planTypes: ["Emit"], className: "EmittingPerformer") {

@@ -1,5 +1,6 @@
 import CMotionABI
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -20,15 +21,37 @@ struct PluginLibrary: @unchecked Sendable {
         return (executable as NSString).deletingLastPathComponent
     }()
 
-    /// Opens `lib<product>.so`.
+    /// Opens `lib<product>.so`, through a private copy: a plugin binds to the first host that calls its
+    /// entry, and other suites in this test process load the same products into the real host
+    /// (MotionHost). A copy is a separate file, so `dlopen` maps a separate instance with its own state.
+    /// Each product is copied and opened once per process.
     static func open(_ product: String) throws -> PluginLibrary {
-        let path = "\(productsDirectory)/lib\(product).so"
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-            let reason = dlerror().map { String(cString: $0) } ?? "unknown"
-            throw LoadFailure(description: "dlopen \(path) failed: \(reason). To fix, build the products first.")
+        try opened.withLock { opened in
+            if let library = opened[product] { return library }
+            let path = "\(productsDirectory)/lib\(product).so"
+            let copy = "\(privateDirectory)/lib\(product).so"
+            try? FileManager.default.removeItem(atPath: copy)
+            do {
+                try FileManager.default.copyItem(atPath: path, toPath: copy)
+            } catch {
+                throw LoadFailure(description: "cannot copy \(path): \(error). To fix, build the products first.")
+            }
+            guard let handle = dlopen(copy, RTLD_NOW | RTLD_LOCAL) else {
+                let reason = dlerror().map { String(cString: $0) } ?? "unknown"
+                throw LoadFailure(description: "dlopen \(copy) failed: \(reason). To fix, build the products first.")
+            }
+            let library = PluginLibrary(name: product, path: path, handle: handle)
+            opened[product] = library
+            return library
         }
-        return PluginLibrary(name: product, path: path, handle: handle)
     }
+
+    private static let opened = Mutex<[String: PluginLibrary]>([:])
+    private static let privateDirectory: String = {
+        let directory = NSTemporaryDirectory() + "motion-plugin-tests-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
+    }()
 
     struct LoadFailure: Error, CustomStringConvertible {
         let description: String
