@@ -17,7 +17,9 @@ final class InProcessTweenPerformer: FrameUpdating {
     }
 
     private let target: Target
-    private var animations: [Animation] = []
+    // Touched only on the scheduler thread and never re-entrantly: no dynamic exclusivity checks on
+    // the per-frame path.
+    @exclusivity(unchecked) private var animations: [Animation] = []
     private var generator: IsActiveTokenGenerator?
     private var token: IsActiveToken?
 

@@ -9,9 +9,13 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--measure-load
     exit(0)
 }
 
+// For profiling one side: motion-benchmark --profile-tweens COUNT in-process|plugin|both
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--profile-tweens" {
-    if CommandLine.arguments.count < 3 { print("in-process", try PluginBenchmarks.tweenFrameCost(registry: PluginBenchmarks.inProcessTweens())) }
-    print("plugin", try PluginBenchmarks.tweenFrameCost(registry: try PluginBenchmarks.makeHost()))
+    let arguments = CommandLine.arguments
+    let count = arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000
+    let side = arguments.count > 3 ? arguments[3] : "both"
+    if side != "plugin" { print("in-process", try PluginBenchmarks.tweenFrameCost(registry: PluginBenchmarks.inProcessTweens(), performers: count)) }
+    if side != "in-process" { print("plugin", try PluginBenchmarks.tweenFrameCost(registry: try PluginBenchmarks.makeHost(), performers: count)) }
     exit(0)
 }
 

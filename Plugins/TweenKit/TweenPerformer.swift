@@ -20,7 +20,9 @@ final class TweenPerformer: PluginPerformer, FrameUpdating {
     }
 
     private let context: PerformerContext
-    private var animations: [Animation] = []
+    // Touched only on the scheduler thread and never re-entrantly: no dynamic exclusivity checks on
+    // the per-frame path.
+    @exclusivity(unchecked) private var animations: [Animation] = []
     private var token = ActivityToken()
 
     init(context: PerformerContext) {

@@ -11,7 +11,8 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
     let plugin: EntryPlugin
     let context: HostContext
     let performer: OpaquePointer
-    private var frame = motion_frame()
+    /// The plugin's `motion_frames_v1.update`, copied once so the per-frame call touches nothing else.
+    private let frameUpdate: (@convention(c) (OpaquePointer?, UnsafePointer<motion_frame>?) -> Void)?
     private var buffer: [UInt8] = []
     private var error = motion_error()
 
@@ -38,7 +39,7 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
                 library: plugin.library)
         }
         self.performer = created
-        self.frame.struct_size = UInt32(MemoryLayout<motion_frame>.size)
+        self.frameUpdate = plugin.frames?.pointee.update
         self.error.struct_size = UInt32(MemoryLayout<motion_error>.size)
     }
 
@@ -80,11 +81,10 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
     }
 
     func update(frame: Frame) {
-        guard let frames = plugin.frames else { return }
-        self.frame.index = UInt64(frame.index)
-        self.frame.time = frame.time
-        self.frame.delta = frame.delta
-        frames.pointee.update(performer, &self.frame)
+        guard let frameUpdate else { return }
+        var cFrame = motion_frame(
+            struct_size: UInt32(MemoryLayout<motion_frame>.size), index: UInt64(frame.index), time: frame.time, delta: frame.delta)
+        frameUpdate(performer, &cFrame)
     }
 
     func receive(_ sample: UnsafePointer<motion_device_motion_sample>) {

@@ -12,12 +12,11 @@ import Synchronization
 /// `emitter` and `tokenGenerator` are set on the scheduler's thread before the plugin can see this
 /// context from another thread, and `target` is only touched after the thread check.
 final class HostContext: @unchecked Sendable {
-    /// The performer's target. `unowned(unsafe)`: the scene owns its targets and outlives this context
-    /// (see `scene`); no retain per property call.
-    unowned(unsafe) let target: Target
-    /// The target's scene. `unowned(unsafe)`: the scheduler holds the scene, and this context lives no
-    /// longer than its performer, which lives no longer than the scheduler (R42); no retain per call.
-    unowned(unsafe) let scene: Scene
+    /// The performer's target and its scene, unretained: the scheduler holds the scene, the scene its
+    /// targets, and this context lives no longer than its performer, which lives no longer than the
+    /// scheduler (R42). Borrowing them per property call costs no retain.
+    private let targetReference: Unmanaged<Target>
+    private let sceneReference: Unmanaged<Scene>
     let schedulerThread: pthread_t
     /// Who the plugin is, for messages: `plugin id (manifest path)`.
     let pluginDescription: String
@@ -33,14 +32,22 @@ final class HostContext: @unchecked Sendable {
     }
 
     init(target: Target, pluginDescription: String) {
-        self.target = target
-        self.scene = target.scene
+        self.targetReference = Unmanaged.passUnretained(target)
+        self.sceneReference = Unmanaged.passUnretained(target.scene)
         self.schedulerThread = pthread_self()
         self.pluginDescription = pluginDescription
         self.targetName = strdup(target.id.name)
     }
 
     deinit { free(targetName) }
+
+    /// Runs `body` with the target borrowed.
+    @inline(__always)
+    func withTarget<R>(_ body: (Target) -> R) -> R { targetReference._withUnsafeGuaranteedRef(body) }
+
+    /// Runs `body` with the scene borrowed.
+    @inline(__always)
+    func withScene<R>(_ body: (Scene) -> R) -> R { sceneReference._withUnsafeGuaranteedRef(body) }
 
     /// The pointer handed to the plugin. Valid while this context is alive (the proxy keeps it).
     var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }

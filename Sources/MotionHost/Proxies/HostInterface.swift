@@ -86,7 +86,7 @@ private let hostPropertyID: @convention(c) (OpaquePointer?, UnsafePointer<CChar>
     guard let name, name.pointee != 0 else { return MOTION_ERR_INVALID_ARGUMENT }
     return HostContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
         guard context.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
-        return context.scene.propertyID(String(cString: name)).rawValue
+        return context.withScene { $0.propertyID(String(cString: name)).rawValue }
     }
 }
 
@@ -96,7 +96,7 @@ private let hostGetProperty:
             guard let countOut else { return MOTION_ERR_INVALID_ARGUMENT }
             return HostContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
                 guard context.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
-                guard id >= 0, let value = context.target[PropertyID(rawValue: id)] else {
+                guard id >= 0, let value = context.withTarget({ $0[PropertyID(rawValue: id)] }) else {
                     countOut.pointee = 0
                     return MOTION_ERR_UNKNOWN_PROPERTY
                 }
@@ -113,8 +113,9 @@ private let hostSetProperty: @convention(c) (OpaquePointer?, motion_property_id,
     return HostContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
         guard context.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
         let property = PropertyID(rawValue: id)
-        guard id >= 0, context.scene.hasProperty(property) else { return MOTION_ERR_UNKNOWN_PROPERTY }
-        context.target.setValue(PropertyValue(UnsafeBufferPointer(start: values, count: Int(count))), for: property)
+        guard id >= 0, context.withScene({ $0.hasProperty(property) }) else { return MOTION_ERR_UNKNOWN_PROPERTY }
+        let value = PropertyValue(UnsafeBufferPointer(start: values, count: Int(count)))
+        context.withTarget { $0.setValue(value, for: property) }
         return MOTION_OK
     }
 }

@@ -43,11 +43,11 @@ final class PlanTable: Sendable {
 
 /// What the plugin keeps per performer; its address is the `motion_performer *` the host holds.
 final class PerformerBox {
-    var performer: (any PluginPerformer)?
-    // Unowned (unsafe): `performer` holds the same object strongly, and both are cleared together at
-    // destroy; reading these per frame then costs no retain.
-    unowned(unsafe) var frameUpdating: (any FrameUpdating)?
-    unowned(unsafe) var deviceMotionReceiving: (any DeviceMotionReceiving)?
+    // Immutable, so the per-frame path borrows them without a retain. The box lives from
+    // create_performer to destroy_performer, and takes the performer with it.
+    let performer: any PluginPerformer
+    let frameUpdating: (any FrameUpdating)?
+    let deviceMotionReceiving: (any DeviceMotionReceiving)?
     let context: PerformerContext
     let plans: PlanTable
 
@@ -162,12 +162,10 @@ func sdkCreatePerformer(
 
 func sdkDestroyPerformer(_ performer: OpaquePointer?) {
     guard let performer else { return }
-    let box = Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(performer)).takeRetainedValue()
-    // Release the performer while its context is still live, so its deinit may terminate tokens.
-    box.frameUpdating = nil
-    box.deviceMotionReceiving = nil
-    box.performer = nil
-    box.context.invalidate()
+    // Release the box, and with it the performer, while its context is still live, so the performer's
+    // deinit may terminate tokens; then invalidate the context.
+    let context = Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(performer)).takeRetainedValue().context
+    context.invalidate()
 }
 
 func sdkAddPlan(
@@ -179,10 +177,7 @@ func sdkAddPlan(
         return MOTION_ERR_INVALID_ARGUMENT
     }
     let box = PerformerBox.from(performer)
-    guard let target = box.performer else {
-        motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "the performer has been destroyed.")
-        return MOTION_ERR_INVALID_ARGUMENT
-    }
+    let target = box.performer
     do {
         try target.add(box.decodePlan(json, length))
         return MOTION_OK
@@ -201,10 +196,7 @@ func sdkAddNamedPlan(
         return MOTION_ERR_INVALID_ARGUMENT
     }
     let box = PerformerBox.from(performer)
-    guard let target = box.performer else {
-        motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "the performer has been destroyed.")
-        return MOTION_ERR_INVALID_ARGUMENT
-    }
+    let target = box.performer
     do {
         try target.add(box.decodePlan(json, length), named: String(cString: name))
         return MOTION_OK
@@ -221,10 +213,7 @@ func sdkRemoveNamedPlan(
             error, MOTION_ERR_INVALID_ARGUMENT, "remove_named_plan needs a performer and a non-empty name.")
         return MOTION_ERR_INVALID_ARGUMENT
     }
-    guard let target = PerformerBox.from(performer).performer else {
-        motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "the performer has been destroyed.")
-        return MOTION_ERR_INVALID_ARGUMENT
-    }
+    let target = PerformerBox.from(performer).performer
     do {
         try target.removePlan(named: String(cString: name))
         return MOTION_OK
