@@ -49,6 +49,9 @@ let package = Package(
         .library(name: "TweenKit", type: .dynamic, targets: ["TweenKit"]),
         .library(name: "CPerformers", type: .dynamic, targets: ["CPerformers"]),
         .library(name: "CDeclarative", type: .dynamic, targets: ["CDeclarative"]),
+        // The README's worked plugins (Examples/Plugins), built and tested like the samples.
+        .library(name: "Pulse", type: .dynamic, targets: ["Pulse"]),
+        .library(name: "Setter", type: .dynamic, targets: ["Setter"]),
         // Fixture plugins (misbehaving on purpose, or mirroring MotionTesting's test performers; manifests in
         // Tests/Fixtures/plugins)
     ]
@@ -80,6 +83,11 @@ let package = Package(
         .target(
             name: "CDeclarative", dependencies: ["CMotionABI"], path: "Plugins/CDeclarative",
             cSettings: hiddenCSymbols, linkerSettings: exporting(only: "Plugins/cdeclarative.map")),
+        // The README's worked plugins, in Swift and in C.
+        .target(name: "Pulse", dependencies: ["MotionPluginKit"], path: "Examples/Plugins/Pulse", linkerSettings: entryOnly),
+        .target(
+            name: "Setter", dependencies: ["CMotionABI", "CcJSON"], path: "Examples/Plugins/Setter",
+            cSettings: hiddenCSymbols, linkerSettings: entryOnly),
         // Fixture plugins: misbehaving on purpose, for the host's validator and tests.
         cFixture("FixtureCrashOnCreate"),
         cFixture("FixtureHangOnAdd"),
@@ -135,7 +143,7 @@ let package = Package(
 )
 
 // Strict settings for every Swift target.
-let cTargets = Set(["CMotionABI", "CPerformers", "CDeclarative"] + cFixturePlugins)
+let cTargets = Set(["CMotionABI", "CPerformers", "CDeclarative", "Setter"] + cFixturePlugins)
 for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))

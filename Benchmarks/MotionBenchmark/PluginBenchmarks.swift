@@ -25,29 +25,47 @@ struct PluginBenchmarks {
         return PluginHost(catalog: PluginCatalog(plugins: manifests), loader: LibraryLoader(extraLibraryDirectories: [productsDirectory]))
     }
 
-    /// Nanoseconds per performer per frame with `count` running `Tween`s, one per target, performed by
-    /// `registry` (the plugin host, or the in-process performer).
-    static func tweenFrameCost(registry: any PerformerRegistry, performers count: Int = 10_000, frames: Int = 120) throws -> Double {
+    /// A scene of `count` targets, each with a `Tween` long enough to run through every measured frame,
+    /// performed by `registry`; returns a function that runs `frames` frames.
+    static func runningTweens(registry: any PerformerRegistry, count: Int) throws -> (Int) throws -> Void {
         let scene = Scene(targets: (0..<count).map { TargetID("card\($0)") })
         let scheduler = Scheduler(scene: scene, registry: registry)
         var transaction = Transaction()
         for i in 0..<count {
-            // Long enough to stay running through every measured frame.
-            transaction.add(
-                Plan(type: "Tween", fields: ["property": "x", "to": [1000], "duration": 3000, "timing": "easeInOut"]), to: TargetID("card\(i)"))
+            transaction.add(Plan(type: "Tween", fields: ["property": "x", "to": [1000], "duration": 3000, "timing": "easeInOut"]), to: TargetID("card\(i)"))
         }
         try scheduler.commit(transaction)
         var time = 0.0
         scheduler.advanceFrame(to: time)
-        let seconds = medianSeconds {
+        return { frames in
             for _ in 0..<frames {
                 time += 1.0 / 60
                 scheduler.advanceFrame(to: time)
                 scene.drainChanges { _, _, _ in }
             }
+            guard scheduler.frameUpdatedPerformerCount == count else { throw BenchmarkError("only \(scheduler.frameUpdatedPerformerCount) tweens ran") }
         }
-        guard scheduler.frameUpdatedPerformerCount == count else { throw BenchmarkError("only \(scheduler.frameUpdatedPerformerCount) tweens ran") }
-        return seconds / Double(frames * count) * 1e9
+    }
+
+    /// Nanoseconds per performer per frame for each registry, measured in alternating rounds (so a noisy
+    /// neighbour hurts both alike); medians of `rounds`.
+    static func tweenFrameCosts(registries: [any PerformerRegistry], performers count: Int = 10_000, frames: Int = 60, rounds: Int = 9) throws -> [Double] {
+        let runs = try registries.map { try runningTweens(registry: $0, count: count) }
+        for run in runs { try run(frames) }  // warm-up
+        var times = Array(repeating: [Double](), count: runs.count)
+        for _ in 0..<rounds {
+            for (i, run) in runs.enumerated() {
+                let start = DispatchTime.now().uptimeNanoseconds
+                try run(frames)
+                times[i].append(Double(DispatchTime.now().uptimeNanoseconds - start) / Double(frames * count))
+            }
+        }
+        return times.map { $0.sorted()[$0.count / 2] }
+    }
+
+    /// Nanoseconds per performer per frame with `count` running `Tween`s performed by `registry`.
+    static func tweenFrameCost(registry: any PerformerRegistry, performers count: Int = 10_000) throws -> Double {
+        try tweenFrameCosts(registries: [registry], performers: count)[0]
     }
 
     /// The in-process `Tween` performer as a registry.

@@ -19,6 +19,15 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--profile-twee
     exit(0)
 }
 
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-plans" {
+    let host = try PluginBenchmarks.makeHost()
+    print(
+        try PluginBenchmarks.plansPerSecond(registry: host) {
+            Plan(type: "Tween", fields: ["property": "x", "to": [.number(Double($0 % 7))], "duration": 0.5])
+        })
+    exit(0)
+}
+
 print("motion-benchmark — medians of several runs after a warm-up; \(ProcessInfo.processInfo.activeProcessorCount) cores\n")
 
 var runtime = Table(header: ["runtime (in-process)", "result"])
@@ -29,9 +38,9 @@ print(runtime.render())
 print()
 
 let host = try PluginBenchmarks.makeHost()
-let inProcess = try PluginBenchmarks.tweenFrameCost(registry: PluginBenchmarks.inProcessTweens())
-let plugin = try PluginBenchmarks.tweenFrameCost(registry: host)
-var frames = Table(header: ["frame tick, 10,000 running Tweens", "ns per performer per frame", "ratio"])
+let tweenCosts = try PluginBenchmarks.tweenFrameCosts(registries: [PluginBenchmarks.inProcessTweens(), host])
+let (inProcess, plugin) = (tweenCosts[0], tweenCosts[1])
+var frames = Table(header: ["frame tick, 10,000 running Tweens (alternating rounds)", "ns per performer per frame", "ratio"])
 frames.add(["in-process Tween performer", format(inProcess, 1), "1.00"])
 frames.add(["TweenKit plugin (Swift SDK, C ABI)", format(plugin, 1), format(plugin / inProcess, 2)])
 print(frames.render())

@@ -52,14 +52,32 @@ extension PlanJSON {
     }
 
     /// Converts `JSONSerialization` output. Booleans are the `NSNumber`s whose Objective-C type is "c".
+    ///
+    /// The dynamic type is compared before any cast: a cast that must search (a Swift dictionary
+    /// `as? NSNumber`) bridges the whole dictionary to `NSDictionary` first, which measured as half the
+    /// cost of a plan.
     init(foundation value: Any) {
-        switch value {
-        case let string as String: self = .string(string)
-        case let number as NSNumber:
+        let type = ObjectIdentifier(Swift.type(of: value))
+        if type == Self.objectType {
+            self = .object((value as! [String: Any]).map { (key: $0.key, value: PlanJSON(foundation: $0.value)) })
+        } else if type == Self.stringType {
+            self = .string(value as! String)
+        } else if type == Self.arrayType {
+            self = .array((value as! [Any]).map(PlanJSON.init(foundation:)))
+        } else if let number = value as? NSNumber {
             self = number.objCType.pointee == CChar(UInt8(ascii: "c")) ? .bool(number.boolValue) : .number(number.doubleValue)
-        case let array as [Any]: self = .array(array.map(PlanJSON.init(foundation:)))
-        case let object as [String: Any]: self = .object(object.map { (key: $0.key, value: PlanJSON(foundation: $0.value)) })
-        default: self = .null
+        } else if let string = value as? String {
+            self = .string(string)
+        } else if let object = value as? [String: Any] {
+            self = .object(object.map { (key: $0.key, value: PlanJSON(foundation: $0.value)) })
+        } else if let array = value as? [Any] {
+            self = .array(array.map(PlanJSON.init(foundation:)))
+        } else {
+            self = .null
         }
     }
+
+    private static let objectType = ObjectIdentifier([String: Any].self)
+    private static let stringType = ObjectIdentifier(String.self)
+    private static let arrayType = ObjectIdentifier([Any].self)
 }

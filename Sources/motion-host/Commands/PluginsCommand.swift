@@ -106,6 +106,7 @@ func runPluginsDescribe(_ values: ParsedValues) throws -> Int32 {
     if entry.plan.fields.isEmpty { out += "  (none)\n" }
     for field in entry.plan.fields {
         var facts = [field.expectation]
+        if field.required { facts.append("required") }
         if let defaultValue = field.defaultValue {
             var bytes: [UInt8] = []
             defaultValue.writeJSON(into: &bytes)
