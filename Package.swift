@@ -49,6 +49,7 @@ let package = Package(
         .library(name: "TweenKit", type: .dynamic, targets: ["TweenKit"]),
         .library(name: "CPerformers", type: .dynamic, targets: ["CPerformers"]),
         .library(name: "CDeclarative", type: .dynamic, targets: ["CDeclarative"]),
+        .library(name: "DeviceMotionKit", type: .dynamic, targets: ["DeviceMotionKit"]),
         // Fixture plugins (misbehaving on purpose, or mirroring MotionTesting's test performers; manifests in
         // Tests/Fixtures/plugins)
     ]
@@ -74,6 +75,8 @@ let package = Package(
         .target(
             name: "TweenKit", dependencies: ["MotionPluginKit", "MotionAnimation"], path: "Plugins/TweenKit",
             linkerSettings: entryOnly),
+        // Device-motion performers (Tiltable, VerticalMotion, ShakeDetector) over motion.device-motion/1.
+        .target(name: "DeviceMotionKit", dependencies: ["MotionPluginKit"], path: "Plugins/DeviceMotionKit", linkerSettings: entryOnly),
         .target(
             name: "CPerformers", dependencies: ["CMotionABI", "CcJSON"], path: "Plugins/CPerformers",
             cSettings: hiddenCSymbols, linkerSettings: entryOnly),
@@ -106,6 +109,8 @@ let package = Package(
 
         // MARK: Device motion
         .target(name: "DeviceMotion"),
+        // DeviceMotion values → the C ABI's motion_device_motion_sample (one conversion for the CLI and tests).
+        .target(name: "DeviceMotionABI", dependencies: ["DeviceMotion", "CMotionABI"]),
         .testTarget(name: "AttitudeEstimationTests", dependencies: ["DeviceMotion", "AttitudeEvaluation"]),
         .target(name: "AttitudeEvaluation", dependencies: ["DeviceMotion"], path: "Benchmarks/AttitudeEvaluation"),
         .executableTarget(
@@ -121,7 +126,8 @@ let package = Package(
         // MARK: Benchmarks (release builds that print a table)
         .executableTarget(name: "motion-benchmark", dependencies: ["MotionCore", "MotionHost", "MotionAnimation"], path: "Benchmarks/MotionBenchmark"),
         // MARK: CLI
-        .executableTarget(name: "motion-host", dependencies: ["MotionCore", "MotionHost", "DeviceMotion", "CMotionABI"]),
+        .executableTarget(
+            name: "motion-host", dependencies: ["MotionCore", "MotionHost", "DeviceMotion", "DeviceMotionABI", "CMotionABI"]),
 
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
