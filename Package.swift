@@ -137,6 +137,10 @@ let package = Package(
         .testTarget(name: "MotionAnimationTests", dependencies: ["MotionAnimation"]),
         // Loads the built plugin products with dlopen; never links them (nor MotionPluginKit).
         .testTarget(name: "MotionPluginKitTests", dependencies: ["CMotionABI"]),
+        // DeviceMotionKit through the real plugin host (dlopen of the built .so; never links the plugin).
+        .testTarget(
+            name: "DeviceMotionKitTests",
+            dependencies: ["MotionCore", "MotionHost", "MotionTesting", "DeviceMotion", "DeviceMotionABI", "CMotionABI"]),
     ]
 )
 
