@@ -127,7 +127,8 @@ let package = Package(
         .executableTarget(name: "motion-benchmark", dependencies: ["MotionCore", "MotionHost", "MotionAnimation"], path: "Benchmarks/MotionBenchmark"),
         // MARK: CLI
         .executableTarget(
-            name: "motion-host", dependencies: ["MotionCore", "MotionHost", "DeviceMotion", "DeviceMotionABI", "CMotionABI"]),
+            name: "motion-host",
+            dependencies: ["MotionCore", "MotionHost", "DeviceMotion", "DeviceMotionABI", "CMotionABI"]),
 
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
@@ -140,7 +141,9 @@ let package = Package(
         // DeviceMotionKit through the real plugin host (dlopen of the built .so; never links the plugin).
         .testTarget(
             name: "DeviceMotionKitTests",
-            dependencies: ["MotionCore", "MotionHost", "MotionTesting", "DeviceMotion", "DeviceMotionABI", "CMotionABI"]),
+            dependencies: [
+                "MotionCore", "MotionHost", "MotionTesting", "DeviceMotion", "DeviceMotionABI", "CMotionABI",
+            ]),
     ]
 )
 
