@@ -49,6 +49,7 @@ let package = Package(
         .library(name: "TweenKit", type: .dynamic, targets: ["TweenKit"]),
         .library(name: "CPerformers", type: .dynamic, targets: ["CPerformers"]),
         .library(name: "CDeclarative", type: .dynamic, targets: ["CDeclarative"]),
+        .library(name: "DeviceMotionKit", type: .dynamic, targets: ["DeviceMotionKit"]),
         // The README's worked plugins (Examples/Plugins), built and tested like the samples.
         .library(name: "Pulse", type: .dynamic, targets: ["Pulse"]),
         .library(name: "Setter", type: .dynamic, targets: ["Setter"]),
@@ -77,6 +78,8 @@ let package = Package(
         .target(
             name: "TweenKit", dependencies: ["MotionPluginKit", "MotionAnimation"], path: "Plugins/TweenKit",
             linkerSettings: entryOnly),
+        // Device-motion performers (Tiltable, VerticalMotion, ShakeDetector) over motion.device-motion/1.
+        .target(name: "DeviceMotionKit", dependencies: ["MotionPluginKit"], path: "Plugins/DeviceMotionKit", linkerSettings: entryOnly),
         .target(
             name: "CPerformers", dependencies: ["CMotionABI", "CcJSON"], path: "Plugins/CPerformers",
             cSettings: hiddenCSymbols, linkerSettings: entryOnly),
@@ -114,6 +117,8 @@ let package = Package(
 
         // MARK: Device motion
         .target(name: "DeviceMotion"),
+        // DeviceMotion values → the C ABI's motion_device_motion_sample (one conversion for the CLI and tests).
+        .target(name: "DeviceMotionABI", dependencies: ["DeviceMotion", "CMotionABI"]),
         .testTarget(name: "AttitudeEstimationTests", dependencies: ["DeviceMotion", "AttitudeEvaluation"]),
         .target(name: "AttitudeEvaluation", dependencies: ["DeviceMotion"], path: "Benchmarks/AttitudeEvaluation"),
         .executableTarget(
@@ -129,7 +134,9 @@ let package = Package(
         // MARK: Benchmarks (release builds that print a table)
         .executableTarget(name: "motion-benchmark", dependencies: ["MotionCore", "MotionHost", "MotionAnimation"], path: "Benchmarks/MotionBenchmark"),
         // MARK: CLI
-        .executableTarget(name: "motion-host", dependencies: ["MotionCore", "MotionHost", "DeviceMotion", "CMotionABI"]),
+        .executableTarget(
+            name: "motion-host",
+            dependencies: ["MotionCore", "MotionHost", "DeviceMotion", "DeviceMotionABI", "CMotionABI"]),
 
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
@@ -139,6 +146,12 @@ let package = Package(
         .testTarget(name: "MotionAnimationTests", dependencies: ["MotionAnimation"]),
         // Loads the built plugin products with dlopen; never links them (nor MotionPluginKit).
         .testTarget(name: "MotionPluginKitTests", dependencies: ["CMotionABI"]),
+        // DeviceMotionKit through the real plugin host (dlopen of the built .so; never links the plugin).
+        .testTarget(
+            name: "DeviceMotionKitTests",
+            dependencies: [
+                "MotionCore", "MotionHost", "MotionTesting", "DeviceMotion", "DeviceMotionABI", "CMotionABI",
+            ]),
     ]
 )
 
