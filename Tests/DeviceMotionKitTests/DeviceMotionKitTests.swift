@@ -6,7 +6,7 @@ import Testing
 /// DeviceMotionKit's performers through the real plugin host, fed as Composable Core Motion's README
 /// feeds its feature: a test motion manager streams chosen samples, the plan is committed, and the
 /// target's properties, tokens and emitted transactions are asserted exactly.
-@Suite(.serialized) @MainActor
+@Suite(.serialized)
 struct VerticalMotionTests {
     @Test func writesGravityDotUserAccelerationAsInComposableCoreMotionsReadme() async throws {
         let harness = try DeviceMotionHarness(targets: [("card", ["verticalAcceleration": 0])])
@@ -30,7 +30,7 @@ struct VerticalMotionTests {
     }
 }
 
-@Suite(.serialized) @MainActor
+@Suite(.serialized)
 struct TiltableTests {
     /// Attitudes built from known roll and pitch (yaw 0, `q = q_x(pitch) · q_y(roll)`, Apple's
     /// decomposition), with gain 2, limit 1 rad, parallax 10 pt/rad, limit 5 pt, base position (100, 50).
@@ -82,7 +82,7 @@ struct TiltableTests {
     }
 }
 
-@Suite(.serialized) @MainActor
+@Suite(.serialized)
 struct ShakeDetectorTests {
     static let resetTransaction =
         #"{"operations":[{"op":"add","target":"card","plan":{"type":"Tween","property":"opacity","to":[1],"duration":0.5}}]}"#
@@ -142,7 +142,7 @@ struct ShakeDetectorTests {
     }
 }
 
-@Suite(.serialized) @MainActor
+@Suite(.serialized)
 struct StreamTokenTests {
     @Test(arguments: ["Tiltable", "VerticalMotion", "ShakeDetector"])
     func takesATokenOnTheFirstSampleAndReleasesItAfterTheTimeout(planType: String) async throws {

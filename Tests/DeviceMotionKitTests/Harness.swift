@@ -20,9 +20,16 @@ let productsDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinks
 /// plans a shake emits) loaded with dlopen from the products directory. Samples reach the plugin as
 /// `motion_device_motion_sample`s built by DeviceMotionABI and handed over by `deliverDeviceMotion`,
 /// exactly as `motion-host` replays a recording.
+///
+/// The scheduler is made, and committed transactions are performed, on first use after the samples are
+/// streamed (see `stream`): the host answers property calls only on the scheduler's thread, and an
+/// `await` may resume on another thread, so everything the scheduler does happens in one synchronous
+/// stretch after the last `await`.
 final class DeviceMotionHarness {
     let scene = Scene()
-    let scheduler: Scheduler
+    private let host: PluginHost
+    private var pending: [String] = []
+    private var made: Scheduler?
     let tracer = RecordingTracer()
     let activity = RecordingActivityObserver()
     let referenceFrame: ReferenceFrame
@@ -35,17 +42,28 @@ final class DeviceMotionHarness {
         let manifests = try ["devicemotionkit.json", "tweenkit.json"].map { name in
             try PluginManifest.load(contentsOf: packageRoot.appendingPathComponent("manifests/\(name)"))
         }
-        let host = PluginHost(
+        host = PluginHost(
             catalog: PluginCatalog(plugins: manifests), loader: LibraryLoader(extraLibraryDirectories: [productsDirectory]))
-        scheduler = Scheduler(scene: scene, registry: host)
-        scheduler.addTracer(tracer)
-        scheduler.addActivityObserver(activity)
         self.referenceFrame = referenceFrame
     }
 
-    /// Commits a transaction given as the runtime's JSON.
+    /// The scheduler, made on first use, with the transactions committed so far performed.
+    var scheduler: Scheduler {
+        if let made { return made }
+        let scheduler = Scheduler(scene: scene, registry: host)
+        scheduler.addTracer(tracer)
+        scheduler.addActivityObserver(activity)
+        made = scheduler
+        for json in pending {
+            do { try scheduler.commit(jsonData: Array(json.utf8)) } catch { Issue.record("commit failed: \(error)") }
+        }
+        pending.removeAll()
+        return scheduler
+    }
+
+    /// Commits a transaction given as the runtime's JSON (at once if the scheduler is made, else when it is).
     func commit(_ json: String) throws {
-        try scheduler.commit(jsonData: Array(json.utf8))
+        if let made { try made.commit(jsonData: Array(json.utf8)) } else { pending.append(json) }
     }
 
     /// Converts one sample with DeviceMotionABI and delivers it to every device-motion performer.
@@ -89,14 +107,13 @@ final class DeviceMotionHarness {
 
 /// Streams samples through a `TestMotionManager`, as Composable Core Motion's README does: the code under
 /// test starts device-motion updates, the test sends each sample, and what the stream yields is delivered
-/// to the harness's performers. On the main actor: the host answers property calls only on the thread
-/// the scheduler runs on (`MOTION_ERR_WRONG_THREAD` otherwise), so the test must not resume elsewhere
-/// after awaiting a sample.
+/// to the harness's performers. Every sample is received first; then, with no `await` left, each is
+/// delivered on this one thread (the host answers property calls only on the scheduler's thread, and an
+/// `await` may resume on another).
 /// - Parameters:
 ///   - samples: The samples, in order.
 ///   - harness: Where each received sample is delivered.
 ///   - afterEach: Called after each delivery with the sample (for frames or assertions).
-@MainActor
 func stream(
     _ samples: [DeviceMotion], into harness: DeviceMotionHarness,
     afterEach: (DeviceMotion) throws -> Void = { _ in }
@@ -105,19 +122,22 @@ func stream(
     let manager = test.manager
     try manager.create("card")
     var updates = manager.startDeviceMotionUpdates("card", harness.referenceFrame).makeAsyncIterator()
+    var received: [DeviceMotion] = []
     for sample in samples {
         #expect(test.send(sample) == 1)
-        let received = try #require(try await updates.next())
-        #expect(received == sample)
-        #expect(harness.deliver(received) > 0, "no device-motion performer received the sample")
-        try afterEach(received)
+        received.append(try #require(try await updates.next()))
     }
     try manager.stopDeviceMotionUpdates("card")
+    #expect(received == samples)
     let started = test.requests.map { request -> ReferenceFrame? in
         if case .deviceMotion(let frame, _) = request { return frame }
         return nil
     }
     #expect(started == [harness.referenceFrame])
+    for sample in received {
+        #expect(harness.deliver(sample) > 0, "no device-motion performer received the sample")
+        try afterEach(sample)
+    }
 }
 
 /// A sample with the given attitude, gravity and user acceleration (rotation rate 0).
