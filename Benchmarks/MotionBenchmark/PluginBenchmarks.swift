@@ -32,7 +32,8 @@ struct PluginBenchmarks {
         let scheduler = Scheduler(scene: scene, registry: registry)
         var transaction = Transaction()
         for i in 0..<count {
-            transaction.add(Plan(type: "Tween", fields: ["property": "x", "to": [1000], "duration": 3000, "timing": "easeInOut"]), to: TargetID("card\(i)"))
+            transaction.add(
+                Plan(type: "Tween", fields: ["property": "x", "to": [1000], "duration": 3000, "timing": "easeInOut"]), to: TargetID("card\(i)"))
         }
         try scheduler.commit(transaction)
         var time = 0.0
@@ -43,13 +44,17 @@ struct PluginBenchmarks {
                 scheduler.advanceFrame(to: time)
                 scene.drainChanges { _, _, _ in }
             }
-            guard scheduler.frameUpdatedPerformerCount == count else { throw BenchmarkError("only \(scheduler.frameUpdatedPerformerCount) tweens ran") }
+            guard scheduler.frameUpdatedPerformerCount == count else {
+                throw BenchmarkError("only \(scheduler.frameUpdatedPerformerCount) tweens ran")
+            }
         }
     }
 
     /// Nanoseconds per performer per frame for each registry, measured in alternating rounds (so a noisy
     /// neighbour hurts both alike); medians of `rounds`.
-    static func tweenFrameCosts(registries: [any PerformerRegistry], performers count: Int = 10_000, frames: Int = 60, rounds: Int = 9) throws -> [Double] {
+    static func tweenFrameCosts(registries: [any PerformerRegistry], performers count: Int = 10_000, frames: Int = 60, rounds: Int = 9) throws
+        -> [Double]
+    {
         let runs = try registries.map { try runningTweens(registry: $0, count: count) }
         for run in runs { try run(frames) }  // warm-up
         var times = Array(repeating: [Double](), count: runs.count)
