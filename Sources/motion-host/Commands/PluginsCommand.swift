@@ -87,7 +87,9 @@ func runPluginsDescribe(_ values: ParsedValues) throws -> Int32 {
     let planType = values.argument("plan-type") ?? ""
     guard let entry = environment.catalog.entry(forPlanType: planType) else {
         if let problem = environment.catalog.unavailability(ofPlanType: planType) {
-            throw MotionHostError(.registryUnavailable, "plan type \"\(planType)\" is unavailable: \(problem)")
+            throw MotionHostError(
+                .registryUnavailable,
+                problem.code == .unknownPlanType ? problem.message : "plan type \"\(planType)\" is unavailable: \(problem)")
         }
         let known = environment.catalog.planTypes
         throw MotionHostError(
