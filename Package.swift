@@ -73,15 +73,13 @@ let package = Package(
         // MARK: Plugins
         // Sample performer plugins, each a .dynamic library product lib<Name>.so that exports only its entry
         // symbol or its declared functions (lld + a version script; C also -fvisibility=hidden).
-        // cJSON (Debian libcjson-dev) for the entry C plugins that read plan JSON.
-        .systemLibrary(name: "CcJSON", path: "Plugins/CcJSON", pkgConfig: "libcjson", providers: [.apt(["libcjson-dev"])]),
         .target(
             name: "TweenKit", dependencies: ["MotionPluginKit", "MotionAnimation"], path: "Plugins/TweenKit",
             linkerSettings: entryOnly),
         // Device-motion performers (Tiltable, VerticalMotion, ShakeDetector) over motion.device-motion/1.
         .target(name: "DeviceMotionKit", dependencies: ["MotionPluginKit"], path: "Plugins/DeviceMotionKit", linkerSettings: entryOnly),
         .target(
-            name: "CPerformers", dependencies: ["CMotionABI", "CcJSON"], path: "Plugins/CPerformers",
+            name: "CPerformers", dependencies: ["CMotionABI"], path: "Plugins/CPerformers",
             cSettings: hiddenCSymbols, linkerSettings: entryOnly),
         .target(
             name: "CDeclarative", dependencies: ["CMotionABI"], path: "Plugins/CDeclarative",
@@ -89,7 +87,7 @@ let package = Package(
         // The README's worked plugins, in Swift and in C.
         .target(name: "Pulse", dependencies: ["MotionPluginKit"], path: "Examples/Plugins/Pulse", linkerSettings: entryOnly),
         .target(
-            name: "Setter", dependencies: ["CMotionABI", "CcJSON"], path: "Examples/Plugins/Setter",
+            name: "Setter", dependencies: ["CMotionABI"], path: "Examples/Plugins/Setter",
             cSettings: hiddenCSymbols, linkerSettings: entryOnly),
         // Fixture plugins: misbehaving on purpose, for the host's validator and tests.
         cFixture("FixtureCrashOnCreate"),
@@ -98,7 +96,7 @@ let package = Package(
         cFixture("FixtureNoEntrySymbol", exporting: "Tests/Fixtures/PluginSources/no-entry.map"),
         cFixture("FixtureRefuses"),
         // MotionTesting's test performers across the C ABI, so runtime behaviour tests run through a plugin.
-        cFixture("FixtureTestPerformers", dependencies: ["CcJSON"]),
+        cFixture("FixtureTestPerformers"),
         swiftFixture("FixtureTokenMisuse"),
         swiftFixture("FixtureDeviceMotionEcho"),
         swiftFixture("FixturePlanProbe"),

@@ -55,7 +55,7 @@ plans.add([
         }),
 ])
 plans.add([
-    "Nudge → CPerformers (C, cJSON)",
+    "Nudge → CPerformers (C, fields read by the host)",
     format(
         try PluginBenchmarks.plansPerSecond(registry: host) {
             Plan(type: "Nudge", fields: ["property": "x", "by": [1], "duration": .number(0.1 + Double($0 % 3))])

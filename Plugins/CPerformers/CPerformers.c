@@ -6,7 +6,8 @@
  *   class Sequencer, plan Sequence: emits the transactions its plan lists, in order (composition).
  *
  * Manifest: manifests/cperformers.json. Only motion_plugin_entry is exported (-fvisibility=hidden).
- * Plans are read with cJSON (libcjson, through the CcJSON system library target).
+ * Plan fields are read through the host (motion_host_v1.plan_string, plan_numbers, plan_value_json): the
+ * host has validated the plan against the manifest and holds its fields, so this plugin parses no JSON.
  */
 #include <motion_plugin.h>
 
@@ -14,8 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <cjson/cJSON.h>
 
 #define PLUGIN_ID "org.motion.cperformers"
 #define MAX_COMPONENTS 4
@@ -94,46 +93,39 @@ static void destroy_performer(motion_performer *handle) {
     free(p);
 }
 
-/* A finite JSON number, or NULL. */
-static const cJSON *finite_number(const cJSON *item) {
-    return cJSON_IsNumber(item) && isfinite(item->valuedouble) ? item : NULL;
-}
-
-/* Reads an array of 1..capacity finite numbers into out; returns the count, or 0 on failure. */
-static uint32_t read_numbers(const cJSON *array, double *out, uint32_t capacity) {
-    if (!cJSON_IsArray(array)) return 0;
-    uint32_t count = 0;
-    const cJSON *element;
-    cJSON_ArrayForEach(element, array) {
-        if (count == capacity || finite_number(element) == NULL) return 0;
-        out[count++] = element->valuedouble;
-    }
-    return count;
-}
+/* A plan being added: its JSON, as add_plan received it, for the host's plan-field functions. */
+typedef struct plan_ref {
+    const char *json;
+    size_t length;
+} plan_ref;
 
 /* Nudge: {"type":"Nudge","property":"x","by":[10],"duration":0.25} */
-static motion_status add_nudge(performer *p, const cJSON *plan, motion_error *error) {
+static motion_status add_nudge(performer *p, plan_ref plan, motion_error *error) {
     nudge n;
     memset(&n, 0, sizeof n);
     n.duration = 0.25;
-    const cJSON *property = cJSON_GetObjectItemCaseSensitive(plan, "property");
-    if (!cJSON_IsString(property) || property->valuestring[0] == '\0') {
+    char property[256];
+    size_t property_length = 0;
+    if (g_host->plan_string(plan.json, plan.length, "property", property, sizeof property, &property_length) != MOTION_OK ||
+        property_length == 0) {
         motion_error_set(error, MOTION_ERR_INVALID_PLAN, "Nudge: \"property\" must be a non-empty string.");
         return MOTION_ERR_INVALID_PLAN;
     }
-    if ((n.count = read_numbers(cJSON_GetObjectItemCaseSensitive(plan, "by"), n.by, MAX_COMPONENTS)) == 0) {
+    if (g_host->plan_numbers(plan.json, plan.length, "by", n.by, MAX_COMPONENTS, &n.count) != MOTION_OK || n.count == 0 ||
+        !isfinite(n.by[0])) {
         motion_error_set(error, MOTION_ERR_INVALID_PLAN, "Nudge: \"by\" must be 1 to 4 finite numbers.");
         return MOTION_ERR_INVALID_PLAN;
     }
-    const cJSON *duration = cJSON_GetObjectItemCaseSensitive(plan, "duration");
-    if (duration != NULL) {
-        if (finite_number(duration) == NULL || duration->valuedouble < 0) {
+    double duration;
+    motion_status found = g_host->plan_number(plan.json, plan.length, "duration", &duration);
+    if (found == MOTION_OK) {
+        if (!isfinite(duration) || duration < 0) {
             motion_error_set(error, MOTION_ERR_INVALID_PLAN, "Nudge: \"duration\" must be a number >= 0 (seconds).");
             return MOTION_ERR_INVALID_PLAN;
         }
-        n.duration = duration->valuedouble;
+        n.duration = duration;
     }
-    n.property = g_host->property_id(p->ctx, property->valuestring);
+    n.property = g_host->property_id(p->ctx, property);
     if (n.property < 0) {
         motion_error_set(error, n.property, "Nudge: the host cannot intern the property.");
         return n.property;
@@ -161,23 +153,41 @@ static motion_status add_nudge(performer *p, const cJSON *plan, motion_error *er
 }
 
 /* Sequence: {"type":"Sequence","transactions":[{"operations":[...]}, ...]} */
-static motion_status add_sequence(performer *p, const cJSON *plan, motion_error *error) {
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(plan, "transactions");
-    if (!cJSON_IsArray(list)) {
+static motion_status add_sequence(performer *p, plan_ref plan, motion_error *error) {
+    /* The host writes the field's JSON; its first byte says whether it is an array. */
+    char head[2] = {0, 0};
+    size_t length = 0;
+    motion_status status = g_host->plan_value_json(plan.json, plan.length, "transactions", head, sizeof head, &length);
+    if (status == MOTION_ERR_BUFFER_TOO_SMALL) {
+        char *whole = malloc(length + 1);
+        if (whole == NULL) {
+            motion_error_set(error, MOTION_ERR_INTERNAL, "Sequence: out of memory.");
+            return MOTION_ERR_INTERNAL;
+        }
+        status = g_host->plan_value_json(plan.json, plan.length, "transactions", whole, length + 1, &length);
+        head[0] = whole[0];
+        free(whole);
+    }
+    if (status != MOTION_OK || head[0] != '[') {
         motion_error_set(error, MOTION_ERR_INVALID_PLAN, "Sequence: \"transactions\" must be an array of transactions.");
         return MOTION_ERR_INVALID_PLAN;
     }
-    size_t index = 0;
-    const cJSON *transaction;
-    cJSON_ArrayForEach(transaction, list) {
-        char *json = cJSON_PrintUnformatted(transaction);
+    for (size_t index = 0;; index++) {
+        char field[48];
+        snprintf(field, sizeof field, "transactions[%zu]", index);
+        size_t needed = 0;
+        if (g_host->plan_value_json(plan.json, plan.length, field, NULL, 0, &needed) == MOTION_ERR_INVALID_PLAN) {
+            return MOTION_OK; /* past the last transaction */
+        }
+        char *json = malloc(needed + 1);
         if (json == NULL) {
             motion_error_set(error, MOTION_ERR_INTERNAL, "Sequence: out of memory.");
             return MOTION_ERR_INTERNAL;
         }
+        g_host->plan_value_json(plan.json, plan.length, field, json, needed + 1, &needed);
         motion_error emitted = {sizeof emitted, MOTION_OK, {0}};
-        motion_status status = g_host->emit_transaction(p->ctx, json, strlen(json), &emitted);
-        cJSON_free(json);
+        status = g_host->emit_transaction(p->ctx, json, needed, &emitted);
+        free(json);
         if (status != MOTION_OK) {
             char message[MOTION_ERROR_MESSAGE_CAPACITY];
             snprintf(message, sizeof message, "Sequence: transactions[%zu] failed (%s): %s", index,
@@ -185,9 +195,7 @@ static motion_status add_sequence(performer *p, const cJSON *plan, motion_error 
             motion_error_set(error, status, message);
             return status;
         }
-        index++;
     }
-    return MOTION_OK;
 }
 
 static motion_status add_plan(motion_performer *handle, const char *plan_json, size_t length, motion_error *error) {
@@ -196,27 +204,19 @@ static motion_status add_plan(motion_performer *handle, const char *plan_json, s
         motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "add_plan needs a performer and plan JSON.");
         return MOTION_ERR_INVALID_ARGUMENT;
     }
-    cJSON *plan = cJSON_ParseWithLength(plan_json, length);
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(plan, "type");
-    if (!cJSON_IsObject(plan) || !cJSON_IsString(type)) {
-        cJSON_Delete(plan);
+    plan_ref plan = {plan_json, length};
+    char type[64];
+    if (g_host->plan_string(plan_json, length, "type", type, sizeof type, NULL) != MOTION_OK) {
         motion_error_set(error, MOTION_ERR_INVALID_PLAN, "the plan has no \"type\" string.");
         return MOTION_ERR_INVALID_PLAN;
     }
-    motion_status status;
-    if (p->kind == KIND_NUDGER && strcmp(type->valuestring, "Nudge") == 0) {
-        status = add_nudge(p, plan, error);
-    } else if (p->kind == KIND_SEQUENCER && strcmp(type->valuestring, "Sequence") == 0) {
-        status = add_sequence(p, plan, error);
-    } else {
-        char message[MOTION_ERROR_MESSAGE_CAPACITY];
-        snprintf(message, sizeof message, "%s does not perform plan type \"%s\".",
-                 p->kind == KIND_NUDGER ? "Nudger" : "Sequencer", type->valuestring);
-        motion_error_set(error, MOTION_ERR_UNKNOWN_PLAN_TYPE, message);
-        status = MOTION_ERR_UNKNOWN_PLAN_TYPE;
-    }
-    cJSON_Delete(plan);
-    return status;
+    if (p->kind == KIND_NUDGER && strcmp(type, "Nudge") == 0) return add_nudge(p, plan, error);
+    if (p->kind == KIND_SEQUENCER && strcmp(type, "Sequence") == 0) return add_sequence(p, plan, error);
+    char message[MOTION_ERROR_MESSAGE_CAPACITY];
+    snprintf(message, sizeof message, "%s does not perform plan type \"%s\".", p->kind == KIND_NUDGER ? "Nudger" : "Sequencer",
+             type);
+    motion_error_set(error, MOTION_ERR_UNKNOWN_PLAN_TYPE, message);
+    return MOTION_ERR_UNKNOWN_PLAN_TYPE;
 }
 
 /* A named plan is performed like a regular one: removing it does not undo a nudge already under way. */

@@ -65,7 +65,7 @@ struct TestPerformersPluginTests {
         defer { plugin.destroy(performer) }
         let transaction = #"{"operations":[{"op":"add","target":"emit","plan":{"type":"Nowhere"}}]}"#
         #expect(plugin.add(#"{"type":"Emit","transaction":\#(transaction)}"#, to: performer).0 == MOTION_OK)
-        #expect(context.emitted == [transaction])
+        #expect(sameJSON(context.emitted, [transaction]))
         context.router.withLock { $0 = addRouter([:]) }
         let (status, text) = plugin.add(#"{"type":"Emit","transaction":\#(transaction)}"#, to: performer)
         #expect(status == MOTION_ERR_UNKNOWN_PLAN_TYPE)

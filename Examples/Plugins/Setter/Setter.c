@@ -1,9 +1,8 @@
 // A complete entry plugin in C: one performer class, "Setter", and one plan type, "Set"
-// ({"type": "Set", "property": "opacity", "value": 0.5}). Plans arrive as JSON (read with cJSON);
-// the host has validated them against setter.json before add_plan sees them.
+// ({"type": "Set", "property": "opacity", "value": 0.5}). Plans arrive as JSON, already validated
+// against setter.json; the host reads their fields for us (plan_string, plan_number), so no JSON parser.
 #include <motion_plugin.h>
 
-#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,22 +32,19 @@ static void destroy(motion_performer *p) { free(p); }
 
 static motion_status add(motion_performer *p, const char *json, size_t length, motion_error *error) {
     setter *s = (setter *)p;
-    cJSON *plan = cJSON_ParseWithLength(json, length);
-    const cJSON *property = cJSON_GetObjectItemCaseSensitive(plan, "property");
-    const cJSON *value = cJSON_GetObjectItemCaseSensitive(plan, "value");
-    if (!cJSON_IsString(property) || !cJSON_IsNumber(value)) {
-        cJSON_Delete(plan);
+    char property[128];
+    double value;
+    if (g_host->plan_string(json, length, "property", property, sizeof property, NULL) != MOTION_OK ||
+        g_host->plan_number(json, length, "value", &value) != MOTION_OK) {
         motion_error_set(error, MOTION_ERR_INVALID_PLAN, "Set needs a string \"property\" and a number \"value\"");
         return MOTION_ERR_INVALID_PLAN;
     }
-    motion_property_id id = g_host->property_id(s->ctx, property->valuestring);
-    double number = value->valuedouble;
-    cJSON_Delete(plan);
+    motion_property_id id = g_host->property_id(s->ctx, property);
     if (id < 0) {
         motion_error_set(error, id, "the host cannot intern the property");
         return id;
     }
-    return g_host->set_property(s->ctx, id, &number, 1);
+    return g_host->set_property(s->ctx, id, &value, 1);
 }
 
 static motion_status add_named(motion_performer *p, const char *name, const char *json, size_t length,

@@ -423,6 +423,43 @@ typedef struct motion_host_v1 {
      * long as ctx is. Returns "" for a NULL ctx.
      */
     const char *(*target_name)(motion_host_context *ctx);
+
+    /*
+     * Plan fields, read by the host, so that a C plugin needs no JSON parser of its own.
+     *
+     * plan_json/length: a plan as add_plan or add_named_plan received it (caller-owned, valid during the
+     * call; any UTF-8 JSON object works, but the plan the host is passing in the current call is answered
+     * without parsing: the host already holds its fields). field: NUL-terminated; a top-level member name,
+     * optionally followed by one array index, e.g. "to" or "transactions[2]".
+     * Every function is [thread-safe] and returns MOTION_OK; MOTION_ERR_INVALID_PLAN when the JSON is not an
+     * object or the field is absent or of another JSON type; MOTION_ERR_INVALID_ARGUMENT for a NULL pointer.
+     */
+
+    /** [thread-safe] A number field (a boolean reads as 0 or 1) into *out. */
+    motion_status (*plan_number)(const char *plan_json, size_t length, const char *field, double *out);
+
+    /**
+     * [thread-safe] A number or an array of numbers (a vector) into values[0..capacity). *count_out
+     * (always written when not NULL) is the number of components; MOTION_ERR_BUFFER_TOO_SMALL when it
+     * exceeds capacity (the first capacity are copied).
+     */
+    motion_status (*plan_numbers)(const char *plan_json, size_t length, const char *field, double *values,
+                                  uint32_t capacity, uint32_t *count_out);
+
+    /**
+     * [thread-safe] A string field, copied into buffer (caller-owned) as NUL-terminated UTF-8. *length_out
+     * (always written when not NULL) is its byte length without the NUL; MOTION_ERR_BUFFER_TOO_SMALL when
+     * length_out + 1 > capacity (nothing useful is copied: call again with a larger buffer).
+     */
+    motion_status (*plan_string)(const char *plan_json, size_t length, const char *field, char *buffer,
+                                 size_t capacity, size_t *length_out);
+
+    /**
+     * [thread-safe] Any field's value as compact JSON (an object, e.g. a transaction to emit, an array, a
+     * scalar), copied into buffer as for plan_string.
+     */
+    motion_status (*plan_value_json)(const char *plan_json, size_t length, const char *field, char *buffer,
+                                     size_t capacity, size_t *length_out);
 } motion_host_v1;
 
 /* ============================================================================================== */

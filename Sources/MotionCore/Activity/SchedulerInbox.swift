@@ -36,7 +36,8 @@ final class SchedulerInbox: Sendable {
     }
 
     /// Whether the caller is on the scheduler's thread.
-    var isOnSchedulerThread: Bool { pthread_equal(pthread_self(), ownerThread) != 0 }
+    // pthread_t is an integer on Linux: comparing directly saves a call on every token and emission.
+    var isOnSchedulerThread: Bool { pthread_self() == ownerThread }
 
     /// Whether the scheduler still exists.
     var isAlive: Bool { state.withLock { $0.isAlive } }

@@ -54,7 +54,7 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
         resetError()
         let status = buffer.withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
-                plugin.table.pointee.add_plan(performer, chars.baseAddress, chars.count, &error)
+                PlansInFlight.with(plan, bytes: chars) { plugin.table.pointee.add_plan(performer, chars.baseAddress, chars.count, &error) }
             }
         }
         try check(status, "add_plan", plan.type)
@@ -67,7 +67,9 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
         let status = name.withCString { namePointer in
             buffer.withUnsafeBufferPointer { bytes in
                 bytes.withMemoryRebound(to: CChar.self) { chars in
-                    plugin.table.pointee.add_named_plan(performer, namePointer, chars.baseAddress, chars.count, &error)
+                    PlansInFlight.with(plan, bytes: chars) {
+                        plugin.table.pointee.add_named_plan(performer, namePointer, chars.baseAddress, chars.count, &error)
+                    }
                 }
             }
         }

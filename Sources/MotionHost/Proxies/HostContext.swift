@@ -65,7 +65,8 @@ final class HostContext: @unchecked Sendable {
         return Unmanaged<HostContext>.fromOpaque(UnsafeRawPointer(pointer))._withUnsafeGuaranteedRef(body)
     }
 
-    var isOnSchedulerThread: Bool { pthread_equal(pthread_self(), schedulerThread) != 0 }
+    // pthread_t is an integer on Linux: comparing directly saves a call per property access.
+    var isOnSchedulerThread: Bool { pthread_self() == schedulerThread }
 
     // MARK: Tokens ([thread-safe])
 

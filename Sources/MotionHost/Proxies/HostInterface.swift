@@ -21,7 +21,11 @@ enum HostInterface {
                 property_id: hostPropertyID,
                 get_property: hostGetProperty,
                 set_property: hostSetProperty,
-                target_name: hostTargetName))
+                target_name: hostTargetName,
+                plan_number: hostPlanNumber,
+                plan_numbers: hostPlanNumbers,
+                plan_string: hostPlanString,
+                plan_value_json: hostPlanValueJSON))
         return table
     }()
 }
@@ -109,7 +113,9 @@ private let hostGetProperty:
 
 private let hostSetProperty: @convention(c) (OpaquePointer?, motion_property_id, UnsafePointer<Double>?, UInt32) -> motion_status = {
     ctx, id, values, count in
-    guard let values, (1...4).contains(count) else { return MOTION_ERR_INVALID_ARGUMENT }
+    guard let values, (1...4).contains(count), (0..<Int(count)).allSatisfy({ values[$0].isFinite }) else {
+        return MOTION_ERR_INVALID_ARGUMENT
+    }
     return HostContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
         guard context.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
         let property = PropertyID(rawValue: id)
@@ -121,6 +127,13 @@ private let hostSetProperty: @convention(c) (OpaquePointer?, motion_property_id,
 }
 
 private let hostTargetName: @convention(c) (OpaquePointer?) -> UnsafePointer<CChar>? = { ctx in
-    guard let context = HostContext.from(ctx) else { return nil }
+    guard let context = HostContext.from(ctx) else { return emptyCString }
     return UnsafePointer(context.targetName)
 }
+
+/// "" for `target_name(NULL)`, as the header promises.
+nonisolated(unsafe) private let emptyCString: UnsafePointer<CChar> = {
+    let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+    pointer.pointee = 0
+    return UnsafePointer(pointer)
+}()

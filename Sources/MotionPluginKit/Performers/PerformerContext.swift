@@ -64,7 +64,7 @@ public final class PerformerContext: Sendable {
 
     /// Runs `body` with the live context, or throws `.schedulerGone` once the performer is destroyed.
     func withLiveContext<R>(_ body: (ContextHandle) -> R) throws(PluginError) -> R {
-        if pthread_equal(pthread_self(), schedulerThread) != 0 {
+        if pthread_self() == schedulerThread {  // pthread_t is an integer on Linux
             // Destruction happens on this thread too, so it cannot race with this call.
             guard !isDestroyed else { throw Self.goneError }
             return body(handle)

@@ -89,6 +89,48 @@ enum FakeHost {
                 target_name: { context in
                     guard let context = FakeContext.from(context) else { return UnsafePointer(FakeHost.emptyName) }
                     return UnsafePointer(context.cTargetName.pointer)
+                },
+                plan_number: { json, length, field, out in
+                    guard let out else { return MOTION_ERR_INVALID_ARGUMENT }
+                    switch FakePlanFields.value(json, length, field) {
+                    case let number as NSNumber:
+                        out.pointee = number.doubleValue
+                        return MOTION_OK
+                    default: return MOTION_ERR_INVALID_PLAN
+                    }
+                },
+                plan_numbers: { json, length, field, values, capacity, countOut in
+                    let value = FakePlanFields.value(json, length, field)
+                    let numbers: [Double]
+                    if let number = value as? NSNumber {
+                        numbers = [number.doubleValue]
+                    } else if let array = value as? [Any], case let converted = array.compactMap({ ($0 as? NSNumber)?.doubleValue }),
+                        converted.count == array.count
+                    {
+                        numbers = converted
+                    } else {
+                        countOut?.pointee = 0
+                        return MOTION_ERR_INVALID_PLAN
+                    }
+                    countOut?.pointee = UInt32(numbers.count)
+                    for (i, n) in numbers.prefix(Int(capacity)).enumerated() { values?[i] = n }
+                    return numbers.count > Int(capacity) ? MOTION_ERR_BUFFER_TOO_SMALL : MOTION_OK
+                },
+                plan_string: { json, length, field, buffer, capacity, lengthOut in
+                    guard let text = FakePlanFields.value(json, length, field) as? String else {
+                        lengthOut?.pointee = 0
+                        return MOTION_ERR_INVALID_PLAN
+                    }
+                    return FakePlanFields.copy(Array(text.utf8), buffer, capacity, lengthOut)
+                },
+                plan_value_json: { json, length, field, buffer, capacity, lengthOut in
+                    guard let value = FakePlanFields.value(json, length, field),
+                        let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys])
+                    else {
+                        lengthOut?.pointee = 0
+                        return MOTION_ERR_INVALID_PLAN
+                    }
+                    return FakePlanFields.copy(Array(data), buffer, capacity, lengthOut)
                 }))
         return Interface(pointer: UnsafePointer(host))
     }()
@@ -190,4 +232,29 @@ final class FakeContext: Sendable {
     var activeTokenCount: Int { state.withLock { $0.activeTokens.count } }
     var terminatedTokenCount: Int { state.withLock { $0.terminatedTokens.count } }
     var emitted: [String] { state.withLock { $0.emitted } }
+}
+
+/// The fake host's plan-field functions: `JSONSerialization`, field `name` or `name[index]`.
+enum FakePlanFields {
+    static func value(_ json: UnsafePointer<CChar>?, _ length: Int, _ field: UnsafePointer<CChar>?) -> Any? {
+        guard let json, let field,
+            let object = (try? JSONSerialization.jsonObject(with: Data(bytes: json, count: length))) as? [String: Any]
+        else { return nil }
+        let path = String(cString: field)
+        guard path.hasSuffix("]"), let open = path.lastIndex(of: "[") else { return object[path] }
+        guard let index = Int(path[path.index(after: open)..<path.index(before: path.endIndex)]),
+            let array = object[String(path[..<open])] as? [Any], array.indices.contains(index)
+        else { return nil }
+        return array[index]
+    }
+
+    static func copy(_ bytes: [UInt8], _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int, _ lengthOut: UnsafeMutablePointer<Int>?)
+        -> motion_status
+    {
+        lengthOut?.pointee = bytes.count
+        guard let buffer, capacity > bytes.count else { return MOTION_ERR_BUFFER_TOO_SMALL }
+        for (i, byte) in bytes.enumerated() { buffer[i] = CChar(bitPattern: byte) }
+        buffer[bytes.count] = 0
+        return MOTION_OK
+    }
 }

@@ -29,8 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #define PLUGIN_ID "org.motion.fixtures.test-performers"
 
 static const motion_host_v1 *g_host;
@@ -139,52 +137,46 @@ static void destroy_performer(motion_performer *handle) {
 /* ---------------------------------------------------------------------------------------------- */
 /* Plans                                                                                            */
 
+/* A plan being performed: its JSON, for the host's plan-field functions (this plugin parses no JSON). */
+typedef struct plan_ref {
+    const char *json;
+    size_t length;
+} plan_ref;
+
 /* SetValue / SetVector: {"property": string, "value": number or 1-4 numbers}. */
-static motion_status perform_set_value(performer *p, const cJSON *plan, const char *type, motion_error *error) {
-    const cJSON *property = cJSON_GetObjectItemCaseSensitive(plan, "property");
-    if (!cJSON_IsString(property)) {
+static motion_status perform_set_value(performer *p, plan_ref plan, const char *type, motion_error *error) {
+    char property[256];
+    if (g_host->plan_string(plan.json, plan.length, "property", property, sizeof property, NULL) != MOTION_OK) {
         return fail(error, MOTION_ERR_INVALID_PLAN,
                     "%s needs a string \"property\". To fix, name the property to set, e.g. \"opacity\".", type);
     }
-    const cJSON *value = cJSON_GetObjectItemCaseSensitive(plan, "value");
-    double *values = NULL;
+    double values[4];
     uint32_t count = 0;
-    if (cJSON_IsNumber(value)) {
-        values = malloc(sizeof *values);
-        if (values != NULL) values[count++] = value->valuedouble;
-    } else if (cJSON_IsArray(value)) {
-        /* Like the in-process performer, items that are not numbers are skipped. */
-        values = malloc(((size_t)cJSON_GetArraySize(value) + 1) * sizeof *values);
-        const cJSON *item;
-        if (values != NULL) {
-            cJSON_ArrayForEach(item, value) {
-                if (cJSON_IsNumber(item)) values[count++] = item->valuedouble;
-            }
-        }
-    } else {
+    motion_status read = g_host->plan_numbers(plan.json, plan.length, "value", values, 4, &count);
+    if ((read != MOTION_OK && read != MOTION_ERR_BUFFER_TOO_SMALL) || count == 0) {
         return fail(error, MOTION_ERR_INVALID_PLAN,
                     "%s needs a numeric \"value\". To fix, give a number or an array of 1 to 4 numbers.", type);
     }
-    if (values == NULL) return fail(error, MOTION_ERR_INTERNAL, "%s: out of memory.", type);
-    motion_property_id id = g_host->property_id(p->ctx, property->valuestring);
+    if (count > 4) count = 4; /* like the in-process performer, extra components are dropped */
+    motion_property_id id = g_host->property_id(p->ctx, property);
     motion_status status = id < 0 ? id : g_host->set_property(p->ctx, id, values, count);
-    free(values);
     if (status != MOTION_OK) {
-        return fail(error, status, "%s: the host did not set \"%s\" of the target (%s).", type, property->valuestring,
+        return fail(error, status, "%s: the host did not set \"%s\" of the target (%s).", type, property,
                     motion_status_name(status));
     }
     return MOTION_OK;
 }
 
 /* Emit: {"transaction": object}, emitted as given; without one it does nothing. */
-static motion_status perform_emit(performer *p, const cJSON *plan, motion_error *error) {
-    const cJSON *transaction = cJSON_GetObjectItemCaseSensitive(plan, "transaction");
-    if (transaction == NULL) return MOTION_OK;
-    char *json = cJSON_PrintUnformatted(transaction);
-    if (json == NULL) return fail(error, MOTION_ERR_INTERNAL, "Emit: out of memory printing \"transaction\".");
+static motion_status perform_emit(performer *p, plan_ref plan, motion_error *error) {
+    size_t needed = 0;
+    if (g_host->plan_value_json(plan.json, plan.length, "transaction", NULL, 0, &needed) == MOTION_ERR_INVALID_PLAN) return MOTION_OK;
+    char *json = malloc(needed + 1);
+    if (json == NULL) return fail(error, MOTION_ERR_INTERNAL, "Emit: out of memory reading \"transaction\".");
+    g_host->plan_value_json(plan.json, plan.length, "transaction", json, needed + 1, &needed);
     motion_error emitted = {sizeof emitted, MOTION_OK, {0}};
-    motion_status status = g_host->emit_transaction(p->ctx, json, strlen(json), &emitted);
-    cJSON_free(json);
+    motion_status status = g_host->emit_transaction(p->ctx, json, needed, &emitted);
+    free(json);
     if (status != MOTION_OK) {
         /* The host's own status and message, as the in-process performer rethrows the emitter's error. */
         motion_error_set(error, status, emitted.message[0] != '\0' ? emitted.message : motion_status_name(status));
@@ -193,17 +185,16 @@ static motion_status perform_emit(performer *p, const cJSON *plan, motion_error 
 }
 
 /* Reads an optional integer field; absent (or not a number) gives fallback. */
-static long long integer_field(const cJSON *plan, const char *name, long long fallback) {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(plan, name);
-    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble)) return fallback;
-    double value = item->valuedouble;
+static long long integer_field(plan_ref plan, const char *name, long long fallback) {
+    double value;
+    if (g_host->plan_number(plan.json, plan.length, name, &value) != MOTION_OK || !isfinite(value)) return fallback;
     if (value > 1e15) return (long long)1e15;
     if (value < -1e15) return (long long)-1e15;
     return (long long)value;
 }
 
 /* HoldTokens: {"count": integer (default 1), "terminateAfterFrames": integer (0: at once, -1/absent: never)}. */
-static motion_status perform_hold_tokens(performer *p, const cJSON *plan, motion_error *error) {
+static motion_status perform_hold_tokens(performer *p, plan_ref plan, motion_error *error) {
     long long count = integer_field(plan, "count", 1);
     long long after = integer_field(plan, "terminateAfterFrames", -1);
     for (long long i = 0; i < count; i++) {
@@ -235,31 +226,26 @@ static motion_status perform_hold_tokens(performer *p, const cJSON *plan, motion
 
 /* Logs nothing itself: the caller has logged the add. Checks the type is one of the class's. */
 static motion_status perform(performer *p, const char *plan_json, size_t length, motion_error *error) {
-    cJSON *plan = cJSON_ParseWithLength(plan_json, length);
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(plan, "type");
-    if (!cJSON_IsObject(plan) || !cJSON_IsString(type)) {
-        cJSON_Delete(plan);
+    plan_ref plan = {plan_json, length};
+    char type[128];
+    if (g_host->plan_string(plan_json, length, "type", type, sizeof type, NULL) != MOTION_OK) {
         return fail(error, MOTION_ERR_INVALID_PLAN,
                     "the plan is not a JSON object with a \"type\" string. To fix, send {\"type\": \"...\", ...}.");
     }
     const struct performer_class *class = &g_classes[p->kind];
     bool performs = false;
-    for (size_t i = 0; class->plan_types[i] != NULL; i++) performs |= strcmp(class->plan_types[i], type->valuestring) == 0;
-    motion_status status = MOTION_OK;
+    for (size_t i = 0; class->plan_types[i] != NULL; i++) performs |= strcmp(class->plan_types[i], type) == 0;
     if (!performs) {
-        status = fail(error, MOTION_ERR_UNKNOWN_PLAN_TYPE, "%s does not perform plan type \"%s\".", class->name,
-                      type->valuestring);
-    } else {
-        switch (p->kind) {
-        case KIND_SET_VALUE: status = perform_set_value(p, plan, type->valuestring, error); break;
-        case KIND_EMITTING: status = perform_emit(p, plan, error); break;
-        case KIND_TOKEN: status = perform_hold_tokens(p, plan, error); break;
-        case KIND_RECORDING:
-        case KIND_OTHER_RECORDING: break;
-        }
+        return fail(error, MOTION_ERR_UNKNOWN_PLAN_TYPE, "%s does not perform plan type \"%s\".", class->name, type);
     }
-    cJSON_Delete(plan);
-    return status;
+    switch (p->kind) {
+    case KIND_SET_VALUE: return perform_set_value(p, plan, type, error);
+    case KIND_EMITTING: return perform_emit(p, plan, error);
+    case KIND_TOKEN: return perform_hold_tokens(p, plan, error);
+    case KIND_RECORDING:
+    case KIND_OTHER_RECORDING: return MOTION_OK;
+    }
+    return MOTION_OK;
 }
 
 static motion_status add_plan(motion_performer *handle, const char *plan_json, size_t length, motion_error *error) {

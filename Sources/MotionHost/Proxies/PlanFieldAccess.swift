@@ -1,0 +1,132 @@
+import CMotionABI
+import Foundation
+import MotionCore
+import Synchronization
+
+/// The plans an entry performer is being handed right now (innermost last), so that the host's plan-field
+/// functions (`motion_host_v1.plan_number` …) answer from fields the host already holds instead of parsing
+/// JSON again. Emissions nest add_plan calls, hence a stack.
+///
+/// Thread rule: safe from any thread; an entry is only used by the thread that pushed it.
+enum PlansInFlight {
+    private struct Entry: Sendable {
+        /// The buffer's address, as a number: compared, never dereferenced.
+        let start: UInt
+        let length: Int
+        let thread: pthread_t
+        let type: String
+        let fields: [String: JSONValue]
+    }
+
+    private static let stack = Mutex<[Entry]>([])
+
+    /// Runs `body` with `plan` registered as the plan in `bytes`.
+    static func with<R>(_ plan: Plan, bytes: UnsafeBufferPointer<CChar>, _ body: () -> R) -> R {
+        guard let start = bytes.baseAddress else { return body() }
+        let entry = Entry(start: UInt(bitPattern: start), length: bytes.count, thread: pthread_self(), type: plan.type, fields: plan.fields)
+        stack.withLock { $0.append(entry) }
+        defer { stack.withLock { _ = $0.popLast() } }
+        return body()
+    }
+
+    /// The fields of the plan in `json`: those the host holds if it is a plan in flight on this thread,
+    /// else parsed with `JSONSerialization`. `nil` when the JSON is not an object.
+    static func value(_ json: UnsafePointer<CChar>, _ length: Int, member: String) -> JSONValue? {
+        let start = UInt(bitPattern: json)
+        let thread = pthread_self()
+        let held = stack.withLock { stack in
+            stack.last { $0.start == start && $0.length == length && $0.thread == thread }.map { entry in
+                member == "type" ? JSONValue.string(entry.type) : entry.fields[member]
+            }
+        }
+        if let held { return held }
+        return fields(json, length)?[member]
+    }
+
+    static func fields(_ json: UnsafePointer<CChar>, _ length: Int) -> [String: JSONValue]? {
+        let data = Data(bytes: json, count: length)
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return nil }
+        return JSONValue.members(foundation: object)
+    }
+}
+
+/// One field of a plan named as `name` or `name[index]` (the C ABI's plan-field syntax).
+func planField(_ json: UnsafePointer<CChar>?, _ length: Int, _ field: UnsafePointer<CChar>?) -> JSONValue? {
+    guard let json, length > 0, let field else { return nil }
+    let path = String(cString: field)
+    guard path.hasSuffix("]"), let open = path.lastIndex(of: "[") else {
+        return PlansInFlight.value(json, length, member: path)
+    }
+    guard let index = Int(path[path.index(after: open)..<path.index(before: path.endIndex)]), index >= 0,
+        case .array(let elements)? = PlansInFlight.value(json, length, member: String(path[..<open])), index < elements.count
+    else { return nil }
+    return elements[index]
+}
+
+/// Copies `text` as NUL-terminated UTF-8 into a C buffer.
+func copy(_ text: some Collection<UInt8>, to buffer: UnsafeMutablePointer<CChar>?, capacity: Int, lengthOut: UnsafeMutablePointer<Int>?)
+    -> motion_status
+{
+    lengthOut?.pointee = text.count
+    guard let buffer, capacity > text.count else { return MOTION_ERR_BUFFER_TOO_SMALL }
+    var i = 0
+    for byte in text {
+        buffer[i] = CChar(bitPattern: byte)
+        i += 1
+    }
+    buffer[i] = 0
+    return MOTION_OK
+}
+
+let hostPlanNumber: @convention(c) (UnsafePointer<CChar>?, Int, UnsafePointer<CChar>?, UnsafeMutablePointer<Double>?) -> motion_status = {
+    json, length, field, out in
+    guard let out else { return MOTION_ERR_INVALID_ARGUMENT }
+    switch planField(json, length, field) {
+    case .number(let n)?: out.pointee = n
+    case .bool(let b)?: out.pointee = b ? 1 : 0
+    default: return MOTION_ERR_INVALID_PLAN
+    }
+    return MOTION_OK
+}
+
+let hostPlanNumbers:
+    @convention(c) (UnsafePointer<CChar>?, Int, UnsafePointer<CChar>?, UnsafeMutablePointer<Double>?, UInt32, UnsafeMutablePointer<UInt32>?) ->
+        motion_status = { json, length, field, values, capacity, countOut in
+            let numbers: [Double]
+            switch planField(json, length, field) {
+            case .number(let n)?: numbers = [n]
+            case .array(let elements)?:
+                let converted = elements.compactMap(\.number)
+                guard converted.count == elements.count else { return MOTION_ERR_INVALID_PLAN }
+                numbers = converted
+            default:
+                countOut?.pointee = 0
+                return MOTION_ERR_INVALID_PLAN
+            }
+            countOut?.pointee = UInt32(numbers.count)
+            guard let values else { return MOTION_ERR_INVALID_ARGUMENT }
+            for (i, n) in numbers.prefix(Int(capacity)).enumerated() { values[i] = n }
+            return numbers.count > Int(capacity) ? MOTION_ERR_BUFFER_TOO_SMALL : MOTION_OK
+        }
+
+let hostPlanString:
+    @convention(c) (UnsafePointer<CChar>?, Int, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int, UnsafeMutablePointer<Int>?) ->
+        motion_status = { json, length, field, buffer, capacity, lengthOut in
+            guard case .string(let text)? = planField(json, length, field) else {
+                lengthOut?.pointee = 0
+                return MOTION_ERR_INVALID_PLAN
+            }
+            return copy(text.utf8, to: buffer, capacity: capacity, lengthOut: lengthOut)
+        }
+
+let hostPlanValueJSON:
+    @convention(c) (UnsafePointer<CChar>?, Int, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int, UnsafeMutablePointer<Int>?) ->
+        motion_status = { json, length, field, buffer, capacity, lengthOut in
+            guard let value = planField(json, length, field) else {
+                lengthOut?.pointee = 0
+                return MOTION_ERR_INVALID_PLAN
+            }
+            var bytes: [UInt8] = []
+            value.writeJSON(into: &bytes)
+            return copy(bytes, to: buffer, capacity: capacity, lengthOut: lengthOut)
+        }
