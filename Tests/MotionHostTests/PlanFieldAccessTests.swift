@@ -9,6 +9,11 @@ import Testing
     let host = HostInterface.table.pointee
     let plan = #"{"type":"Sequence","by":[1,2.5],"on":true,"name":"card","transactions":[{"operations":[]},{"x":1}]}"#
 
+    /// The NUL-terminated text in a C buffer.
+    func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     func call<R>(_ body: (UnsafePointer<CChar>, Int) -> R) -> R {
         plan.withCString { body($0, strlen($0)) }
     }
@@ -34,11 +39,11 @@ import Testing
         var buffer = [CChar](repeating: 0, count: 64)
         var length = 0
         #expect(call { host.plan_string($0, $1, "type", &buffer, 64, &length) } == MOTION_OK)
-        #expect(String(cString: buffer) == "Sequence" && length == 8)
+        #expect(text(buffer) == "Sequence" && length == 8)
         #expect(call { host.plan_string($0, $1, "name", &buffer, 4, &length) } == MOTION_ERR_BUFFER_TOO_SMALL)
         #expect(length == 4)
         #expect(call { host.plan_value_json($0, $1, "transactions[0]", &buffer, 64, &length) } == MOTION_OK)
-        #expect(String(cString: buffer) == #"{"operations":[]}"#)
+        #expect(text(buffer) == #"{"operations":[]}"#)
         #expect(call { host.plan_value_json($0, $1, "transactions", nil, 0, &length) } == MOTION_ERR_BUFFER_TOO_SMALL)
         #expect(length == #"[{"operations":[]},{"x":1}]"#.utf8.count)
     }
