@@ -148,7 +148,6 @@ struct StreamTokenTests {
     func takesATokenOnTheFirstSampleAndReleasesItAfterTheTimeout(planType: String) async throws {
         let harness = try DeviceMotionHarness(targets: [("card", ["position": PropertyValue([0, 0])])])
         try harness.commit(#"{"operations":[{"op":"add","target":"card","plan":{"type":"\#(planType)","timeout":0.5}}]}"#)
-        #expect(!harness.scheduler.isActive, "no token before the first sample")
         try await stream([motion(at: 0), motion(at: 0.01)], into: harness)
         #expect(harness.scheduler.outstandingTokenCount == 1)
         harness.frame(at: 0)

@@ -133,4 +133,27 @@ struct ActivityTests {
         #expect(h.log.entries(startingWith: "update ") == ["update TokenPerformer@a 0", "update TokenPerformer@a 1"])
         #expect(h.scheduler.frameUpdatedPerformerCount == 0)
     }
+
+    @Test func tokenTakenWhileThePerformerIsCreatedCountsOnceItExists() throws {  // R11, R30
+        final class Eager: Performer {
+            let token: IsActiveToken?
+            init(_ context: PerformerContext) { token = context.tokenGenerator.generate() }
+            func addPlan(_ plan: Plan) throws {}
+        }
+        var made: [Eager] = []
+        let h = Harness { log in
+            let registry = TestPerformers.makeRegistry(log: log)
+            registry.register(planTypes: ["Eager"], className: "EagerPerformer") { context in
+                let eager = Eager(context)
+                made.append(eager)
+                return eager
+            }
+            return registry
+        }
+        try h.commit { $0.add(plan("Eager"), to: "a") }
+        #expect(h.scheduler.isActive)
+        #expect(h.tracer.lines.firstIndex { $0.hasPrefix("create EagerPerformer@a") }! < h.tracer.lines.firstIndex { $0.hasPrefix("token") }!)
+        try made.first?.token?.terminate()
+        #expect(!h.scheduler.isActive)
+    }
 }

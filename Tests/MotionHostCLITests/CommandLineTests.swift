@@ -90,7 +90,7 @@ struct UsageErrorTests {
         ),
         (
             ["run", "basic.json", "--duration", "soon"],
-            "error: The value 'soon' is invalid for '--duration <s>': expected a number of seconds ≥ 0 or untilIdle"
+            "error: The value 'soon' is invalid for '--duration <s>': expected seconds in 0...86400 or untilIdle"
         ),
         (
             ["run", "basic.json", "--format", "csv", "--trace"],

@@ -40,7 +40,7 @@ struct SceneErrorTests {
         ("{\"sceneVersion\": 1, \"targets\": [], \"transactions\": []}", "$.duration: missing; this field is required"),
         (
             "{\"sceneVersion\": 1, \"duration\": \"forever\", \"targets\": [], \"transactions\": []}",
-            "$.duration: expected a number ≥ 0 (seconds) or \"untilIdle\", found \"forever\""
+            "$.duration: expected a number in 0...86400 (seconds) or \"untilIdle\", found \"forever\""
         ),
         (
             "{\"sceneVersion\": 1, \"duration\": 1, \"frameRate\": 0, \"targets\": [], \"transactions\": []}",

@@ -44,12 +44,18 @@ public protocol FrameUpdating: ContinuousPerforming {
     func update(frame: Frame)
 }
 
-/// What a performer class's factory receives: the target the performer acts on.
+/// What a performer class's factory receives: the target the performer acts on, and the emitter and
+/// token generator the scheduler will hand the performer right after creation (R11). A factory may use
+/// them already (a plugin may emit or take a token inside `create_performer`).
 public struct PerformerContext {
     /// The target the new performer acts on; it outlives the performer.
     public let target: Target
     /// The performer class being instantiated.
     public let performerClass: PerformerClass
+    /// The emitter of the performer being created.
+    public let emitter: TransactionEmitter
+    /// The token generator of the performer being created.
+    public let tokenGenerator: IsActiveTokenGenerator
 }
 
 /// A performer class: a name and a factory, plus an optional plan check that runs before any

@@ -37,6 +37,8 @@ public final class Scheduler {
     // and release per performer per frame.
     @exclusivity(unchecked) private var frameUpdaters: ContiguousArray<Unmanaged<PerformerRecord>> = []
     private var frameUpdatersNeedCompaction = false
+    private var creating: PerformerKey?
+    private var tokensDuringCreation: [IsActiveToken] = []
     private var nextFrameIndex = 0
     private var lastFrameTime = 0.0
 
@@ -152,6 +154,11 @@ public final class Scheduler {
         do {
             try apply(transaction)
         } catch {
+            // Say where the failing operation came from: the outer operation's place replaces its own.
+            var error = error
+            if error.code != .emissionCycle, error.code != .emissionTooDeep {
+                error.message = "a transaction emitted by \(description) failed: \(error.description)"
+            }
             // Inside a performer call, the operation that emitted fails too (even if the performer
             // swallows the error); outside one, the emitter's caller has the error.
             if !handling.isEmpty, emissionFailure == nil { emissionFailure = error }
@@ -319,10 +326,19 @@ public final class Scheduler {
     private func performerRecord(_ performerClass: PerformerClass, target: Target) throws(CommitError) -> PerformerRecord {
         let key = PerformerKey(target: target.id, classID: ObjectIdentifier(performerClass))
         if let existing = performers[key] { return existing }
+        let emitter = TransactionEmitter(inbox: inbox, source: key)
+        let tokenGenerator = IsActiveTokenGenerator(inbox: inbox, owner: key)
         let performer: any Performer
+        creating = key
+        defer {
+            creating = nil
+            tokensDuringCreation.removeAll()
+        }
         do {
-            performer = try performerClass.make(PerformerContext(target: target, performerClass: performerClass))
+            performer = try performerClass.make(
+                PerformerContext(target: target, performerClass: performerClass, emitter: emitter, tokenGenerator: tokenGenerator))
         } catch {
+            for token in tokensDuringCreation { token.invalidate() }
             throw CommitError(
                 code: .performerUnavailable,
                 message: "performer class \(performerClass.name) (\(performerClass.origin)) could not be created: \(error)",
@@ -332,13 +348,13 @@ public final class Scheduler {
         performers[key] = record
         performerOrder.append(record)
         // R11: the emitter and token generator are handed over once, before the first plan.
-        if let composable = performer as? any ComposablePerforming {
-            composable.setEmitter(TransactionEmitter(inbox: inbox, source: key))
-        }
-        if let continuous = performer as? any ContinuousPerforming {
-            continuous.setIsActiveTokenGenerator(IsActiveTokenGenerator(inbox: inbox, owner: key))
-        }
+        if let composable = performer as? any ComposablePerforming { composable.setEmitter(emitter) }
+        if let continuous = performer as? any ContinuousPerforming { continuous.setIsActiveTokenGenerator(tokenGenerator) }
         trace(.performerCreated(record.description))
+        // Tokens the performer took while it was being created count from now on.
+        for token in tokensDuringCreation {
+            if token.isTerminated { terminatedBeforeSeen.remove(token.id) } else { tokenGenerated(token, owner: key) }
+        }
         return record
     }
 
@@ -346,6 +362,10 @@ public final class Scheduler {
 
     func tokenGenerated(_ token: IsActiveToken, owner: PerformerKey) {
         if terminatedBeforeSeen.remove(token.id) != nil { return }
+        if owner == creating, performers[owner] == nil {
+            tokensDuringCreation.append(token)
+            return
+        }
         guard let record = performers[owner] else {
             token.invalidate()
             return

@@ -64,9 +64,12 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
 
     /// Calls the declared `create`.
     /// - Throws: ``PluginError`` `.creationFailed` when it returns NULL.
-    init(functions: DeclaredFunctions, target: Target) throws(PluginError) {
+    init(functions: DeclaredFunctions, context performerContext: PerformerContext) throws(PluginError) {
         self.functions = functions
+        let target = performerContext.target
         let context = HostContext(target: target, pluginDescription: functions.manifest.id)
+        context.emitter = performerContext.emitter
+        context.tokenGenerator = performerContext.tokenGenerator
         self.context = context
         guard let performer = functions.create(context.targetName, HostInterface.table, context.opaque) else {
             throw PluginError(
@@ -93,7 +96,7 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
         guard status == MOTION_OK else {
             var failure = PluginError(
                 code: .callFailed,
-                message: "\(call.declaration.symbol) for plan type \"\(plan.type)\" returned \(String(cString: motion_status_name(status)))",
+                message: "\(call.declaration.symbol) for plan type \"\(plan.type)\" returned \(statusName(status))",
                 for: functions.manifest)
             failure.status = status
             throw failure

@@ -74,22 +74,22 @@ public final class PluginHost: PerformerRegistry {
                 guard let self else {
                     throw PluginError(code: .loadFailed, message: "the plugin host is gone", for: manifest)
                 }
-                return try self.makePerformer(manifest: manifest, performer: performer, target: context.target)
+                return try self.makePerformer(manifest: manifest, performer: performer, context: context)
             })
         classes[key] = performerClass
         return performerClass
     }
 
-    private func makePerformer(manifest: PluginManifest, performer: PerformerManifest, target: Target) throws -> any Performer {
+    private func makePerformer(manifest: PluginManifest, performer: PerformerManifest, context: PerformerContext) throws -> any Performer {
         let (library, entry) = try load(manifest)
         switch performer.interface {
         case .entry:
             guard let entry else {
                 throw PluginError(code: .invalidInterface, message: "the manifest declares no entry performer", for: manifest)
             }
-            return try EntryPerformer(plugin: entry, className: performer.className, target: target)
+            return try EntryPerformer(plugin: entry, className: performer.className, context: context)
         case .functions:
-            return try DeclarativePerformer(functions: try declaredFunctions(manifest, performer, library), target: target)
+            return try DeclarativePerformer(functions: try declaredFunctions(manifest, performer, library), context: context)
         }
     }
 

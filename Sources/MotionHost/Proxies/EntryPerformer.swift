@@ -18,9 +18,12 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
 
     /// Creates the plugin's performer of `className` for `target` (`create_performer`).
     /// - Throws: ``PluginError`` with `.unknownClass` or `.creationFailed` and the plugin's message.
-    init(plugin: EntryPlugin, className: String, target: Target) throws(PluginError) {
+    init(plugin: EntryPlugin, className: String, context performerContext: PerformerContext) throws(PluginError) {
         self.plugin = plugin
-        let context = HostContext(target: target, pluginDescription: plugin.name)
+        let context = HostContext(target: performerContext.target, pluginDescription: plugin.name)
+        // The header lets a plugin emit and take tokens from inside create_performer.
+        context.emitter = performerContext.emitter
+        context.tokenGenerator = performerContext.tokenGenerator
         self.context = context
         var error = motion_error()
         error.struct_size = UInt32(MemoryLayout<motion_error>.size)
@@ -35,7 +38,8 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
                     library: plugin.library)
             }
             throw PluginError(
-                code: .creationFailed, message: "create_performer(\"\(className)\") failed: \(message)", manifest: plugin.manifest,
+                code: .creationFailed, message: "create_performer(\"\(className)\") failed with \(statusName(error.status)): \(message)",
+                manifest: plugin.manifest,
                 library: plugin.library)
         }
         self.performer = created
@@ -105,7 +109,7 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
         let what = planType.map { " for plan type \"\($0)\"" } ?? ""
         var failure = PluginError(
             code: .callFailed,
-            message: "\(call)\(what) failed with \(String(cString: motion_status_name(status))): \(errorMessage(error))",
+            message: "\(call)\(what) failed with \(statusName(status)): \(errorMessage(error))",
             manifest: plugin.manifest, library: plugin.library)
         failure.status = status
         throw failure
@@ -118,7 +122,7 @@ func errorMessage(_ error: motion_error) -> String {
     let message = withUnsafeBytes(of: &error.message) { raw in
         String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
     }
-    return message.isEmpty ? "(the plugin gave no message)" : message
+    return message.isEmpty ? "(the plugin gave no message)" : PluginLog.sanitized(message)
 }
 
 /// A performer that takes device-motion samples as the C ABI's `motion_device_motion_sample`
@@ -128,4 +132,11 @@ public protocol DeviceMotionReceiving: AnyObject {
     var acceptsDeviceMotion: Bool { get }
     /// Delivers one sample; the pointer is valid during the call only.
     func receive(_ sample: UnsafePointer<motion_device_motion_sample>)
+}
+
+/// A status's constant name, with the number for a code this header does not define
+/// (`MOTION_ERR_UNRECOGNIZED (12345)`).
+func statusName(_ status: motion_status) -> String {
+    let name = String(cString: motion_status_name(status))
+    return name == "MOTION_ERR_UNRECOGNIZED" ? "\(name) (\(status))" : name
 }

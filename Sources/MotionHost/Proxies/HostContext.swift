@@ -129,7 +129,23 @@ public enum PluginLog {
         sink.withLock { $0 = newSink }
     }
 
-    static func write(_ level: Level, _ message: String) {
+    /// A plugin's text made safe for one terminal line: control characters (newlines, escape sequences)
+    /// become visible `\u{..}` escapes.
+    static func sanitized(_ text: String) -> String {
+        var out = ""
+        out.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value) {
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    static func write(_ level: Level, _ rawMessage: String) {
+        let message = sanitized(rawMessage)
         recent.withLock { $0 = ($0.count + 1, message) }
         if let current = sink.withLock({ $0 }) {
             current(level, message)

@@ -29,10 +29,10 @@ enum RunCommand {
         }
         let durationOverride = try values.value("duration").map { text throws(UsageError) -> SceneDuration in
             if text == "untilIdle" { return .untilIdle }
-            guard let s = Double(text), s >= 0, s.isFinite else {
+            guard let s = Double(text), s >= 0, s <= SceneDocument.longestRun else {
                 throw UsageError(
                     message:
-                        "The value '\(text)' is invalid for '--duration <s>': expected a number of seconds ≥ 0 or untilIdle",
+                        "The value '\(text)' is invalid for '--duration <s>': expected seconds in 0...86400 or untilIdle",
                     commandPath: values.commandPath)
             }
             return .seconds(s)

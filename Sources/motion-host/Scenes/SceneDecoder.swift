@@ -107,11 +107,12 @@ private struct SceneFields {
             } ?? 60
         let duration = try r.required(root, "duration", expected: "a duration") { (node) throws(SceneFieldError) in
             if case .string("untilIdle") = node { return SceneDuration.untilIdle }
-            return .seconds(try r.number(node, expected: "a number ≥ 0 (seconds) or \"untilIdle\"") { $0 >= 0 })
+            return .seconds(
+                try r.number(node, expected: "a number in 0...86400 (seconds) or \"untilIdle\"") { $0 >= 0 && $0 <= SceneDocument.longestRun })
         }
         let maximumDuration =
             try r.optional(root, "maximumDuration") { (node) throws(SceneFieldError) in
-                try r.number(node, expected: "a number > 0 (seconds)") { $0 > 0 }
+                try r.number(node, expected: "a number > 0 and ≤ 86400 (seconds)") { $0 > 0 && $0 <= SceneDocument.longestRun }
             } ?? 60
         let units: [String: String] =
             try r.optional(root, "units") { (node) throws(SceneFieldError) in

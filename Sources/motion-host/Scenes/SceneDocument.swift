@@ -40,6 +40,9 @@ import MotionCore
 /// depend on how the members were ordered). Syntax errors give the line and column; a member written
 /// twice keeps one of its values (Foundation does not report it).
 struct SceneDocument {
+    /// The longest run a scene may ask for, seconds (a day): longer runs are a mistake, not a scene.
+    static let longestRun: Double = 86_400
+
     /// The scene file's path, as given on the command line.
     var path: String
     /// The title of plots.
