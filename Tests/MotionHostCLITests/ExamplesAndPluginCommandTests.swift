@@ -105,4 +105,23 @@ private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         #expect(result.outputLines.first?.hasPrefix("timestamp,attitude.quaternion.x,") == true)
         #expect(result.outputLines.count == 1201)  // header + 1200 samples
     }
+
+    @Test func recordingGoingBackInTimeIsMalformed() throws {
+        let folder = try MotionHost.temporaryFolder()
+        let recording = folder.appendingPathComponent("backwards.csv")
+        let source = try String(contentsOf: root.appendingPathComponent("Examples/recordings/iphone-walk-excerpt/walk-2s-14s.csv"), encoding: .utf8)
+        var lines = source.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).prefix(8).map(String.init)
+        lines.swapAt(3, 4)
+        try Data(lines.joined(separator: "\n").utf8).write(to: recording)
+        let result = try MotionHost.run(["device-motion", recording.path])
+        #expect(result.status == 1)
+        #expect(result.errorLines.count == 1)
+        #expect(result.standardError.contains("backwards.csv:5:1: column 1 (timestamp): the timestamp"))
+    }
+
+    @Test func plotMustBeAnSVGFile() throws {
+        let result = try MotionHost.run(["run", "Examples/card-spring.json", "--plugin-path", "manifests", "--plot", "card.png"], in: root)
+        #expect(result.status == 64)
+        #expect(result.standardError.hasPrefix("error: The value 'card.png' is invalid for '--plot <file.svg>'"))
+    }
 }

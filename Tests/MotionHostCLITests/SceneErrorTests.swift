@@ -114,13 +114,13 @@ struct SceneErrorTests {
         #expect(summary["frames"] as? Int == 6)
     }
 
-    @Test(arguments: [["--output", "no/such/folder/out.jsonl"], ["--plot", "no/such/folder/out.jsonl"]])
+    @Test(arguments: [["--output", "no/such/folder/out.jsonl"], ["--plot", "no/such/folder/out.svg"]])
     func unwritableOutputFailsBeforeTheRunNamingTheFile(option: [String]) throws {
         let result = try MotionHost.runScene(["basic.json"] + option)
         #expect(result.status == 1)
         #expect(result.standardOutput.isEmpty)
         #expect(
             result.standardError
-                == "error: no/such/folder/out.jsonl: cannot create the output file: No such file or directory\n")
+                == "error: \(option[1]): cannot create the output file: No such file or directory\n")
     }
 }

@@ -12,6 +12,7 @@ struct CSVScanner {
     private var position: Int
     /// The 1-based number of the current line (0 before the first `nextLine()`).
     private(set) var lineNumber = 0
+    private var previousTimestamp = -Double.infinity
     private var starts: [Int] = []
     private var ends: [Int] = []
 
@@ -112,6 +113,20 @@ struct CSVScanner {
     func integer(_ index: Int, _ name: String) throws(RecordingError) -> Int64 {
         guard let value = Int64(text(index)) else { throw malformed(index, name, expected: "a whole number") }
         return value
+    }
+
+    /// Checks that `value`, read from field `index`, is not earlier than the timestamp of the line before:
+    /// samples are replayed at their timestamps, so a recording that goes back in time is malformed.
+    /// - Throws: `RecordingError.malformedRow` naming the line, the column and both times.
+    mutating func checkTimestamp(_ value: Double, field index: Int, _ name: String) throws(RecordingError) {
+        guard value >= previousTimestamp else {
+            throw RecordingError(
+                .malformedRow,
+                "column \(index + 1) (\(name)): the timestamp \(value) is earlier than \(previousTimestamp) on the line before; "
+                    + "timestamps must not go backwards. To fix, sort the rows by time or remove this line",
+                path: path, line: lineNumber, column: index + 1)
+        }
+        previousTimestamp = value
     }
 
     /// A `malformedRow` error for field `index` of the current line.

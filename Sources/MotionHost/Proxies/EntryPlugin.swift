@@ -78,19 +78,31 @@ public final class EntryPlugin: @unchecked Sendable {
         self.table = table
         self.pluginID = id
         self.abiVersion = plugin.abi_version
-        self.frames = Self.extensionTable(plugin, MOTION_EXTENSION_FRAMES, \motion_frames_v1.update)
-        self.deviceMotion = Self.extensionTable(plugin, MOTION_EXTENSION_DEVICE_MOTION, \motion_device_motion_v1.receive)
+        var problems: [String] = []
+        self.frames = Self.extensionTable(plugin, MOTION_EXTENSION_FRAMES, \motion_frames_v1.update, problems: &problems)
+        self.deviceMotion = Self.extensionTable(
+            plugin, MOTION_EXTENSION_DEVICE_MOTION, \motion_device_motion_v1.receive, problems: &problems)
+        self.extensionProblems = problems
     }
 
+    /// Extensions the plugin returned but the host could not use (too small a `struct_size`, a NULL
+    /// function), one line each; the host ignores them, and `plugins validate` reports them.
+    public let extensionProblems: [String]
+
     private static func extensionTable<T, F>(
-        _ plugin: motion_plugin_v1, _ id: String, _ function: KeyPath<T, F?>
+        _ plugin: motion_plugin_v1, _ id: String, _ function: KeyPath<T, F?>, problems: inout [String]
     ) -> UnsafePointer<T>? {
         guard let raw = id.withCString({ plugin.get_extension($0) }) else { return nil }
         let pointer = raw.assumingMemoryBound(to: T.self)
-        guard let offset = MemoryLayout<T>.offset(of: function),
-            Int(raw.load(as: UInt32.self)) >= offset + MemoryLayout<UnsafeRawPointer>.size,
-            pointer.pointee[keyPath: function] != nil
-        else { return nil }
+        let size = Int(raw.load(as: UInt32.self))
+        guard let offset = MemoryLayout<T>.offset(of: function), size >= offset + MemoryLayout<UnsafeRawPointer>.size else {
+            problems.append("get_extension(\"\(id)\") returned a struct of \(size) bytes, too small for its function; it is ignored")
+            return nil
+        }
+        guard pointer.pointee[keyPath: function] != nil else {
+            problems.append("get_extension(\"\(id)\") returned a struct whose function is NULL; it is ignored")
+            return nil
+        }
         return pointer
     }
 

@@ -112,6 +112,20 @@ public final class PluginValidator {
                     return detail
                 })
         else { return false }
+        _ = check("extensions") {
+            guard let entry = try? host.load(manifest).1 else { throw Skip(reason: "no entry performers") }
+            var problems = entry.extensionProblems
+            let declared = Set(manifest.performers.filter { $0.interface == .entry }.flatMap(\.capabilities))
+            if declared.contains(.frames), !entry.hasFrames {
+                problems.append("the manifest declares the capability frames, but the library offers no motion.frames/1")
+            }
+            if declared.contains(.deviceMotion), !entry.hasDeviceMotion {
+                problems.append("the manifest declares the capability deviceMotion, but the library offers no motion.device-motion/1")
+            }
+            guard problems.isEmpty else { throw Failure(description: problems.joined(separator: "; ")) }
+            let offered = [entry.hasFrames ? "motion.frames/1" : nil, entry.hasDeviceMotion ? "motion.device-motion/1" : nil].compactMap { $0 }
+            return offered.isEmpty ? "none offered" : offered.joined(separator: ", ")
+        }
         _ = check("scan time") {
             let text = String(format: "%.1f ms", scanSeconds * 1000)
             guard scanSeconds < Self.scanTimeLimit else {

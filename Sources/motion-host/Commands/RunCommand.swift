@@ -38,6 +38,11 @@ enum RunCommand {
             return .seconds(s)
         }
 
+        if let plot = values.value("plot"), !plot.lowercased().hasSuffix(".svg") {
+            throw UsageError(
+                message: "The value '\(plot)' is invalid for '--plot <file.svg>': the plot is SVG, so give a file name ending in .svg",
+                commandPath: values.commandPath)
+        }
         let document = try SceneDecoder.load(path: scenePath)
         let settings = RunSettings(
             frameRate: frameRateOverride ?? document.frameRate, duration: durationOverride ?? document.duration,

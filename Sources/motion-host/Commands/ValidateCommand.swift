@@ -31,6 +31,26 @@ func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
     }
     var checks = 0
     var failed = 0
+    if isDirectory.boolValue {
+        // Across the folder: two manifests claiming one plan type (or one plugin id) is a failure too.
+        let catalog = PluginCatalog.discover(searchPath: PluginSearchPath(directories: [URL(fileURLWithPath: path, isDirectory: true)]))
+        checks += 1
+        let conflicts = catalog.problems.filter { $0.code == .conflict || $0.code == .duplicate }
+        if conflicts.isEmpty {
+            print("\(path): PASS plan types and ids are unique across the folder")
+        } else {
+            failed += 1
+            for conflict in conflicts { print("\(path): FAIL plan types and ids are unique across the folder: \(conflict)") }
+        }
+        if !catalog.shadowed.isEmpty {
+            failed += 1
+            for shadow in catalog.shadowed {
+                print(
+                    "\(path): FAIL plan types and ids are unique across the folder: plugin id \(shadow.pluginID) is declared by \(shadow.used.lastPathComponent) and \(shadow.ignored.lastPathComponent)"
+                )
+            }
+        }
+    }
     for manifest in manifests {
         let result = validateInChild(manifest: manifest, timeout: timeout)
         for line in result.lines {

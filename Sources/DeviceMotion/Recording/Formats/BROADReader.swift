@@ -19,6 +19,7 @@ enum BROADReader {
         while scanner.nextLine() {
             try scanner.expectFieldCount(header.count, what: "one per header column")
             for (k, index) in c.enumerated() { v[k] = try scanner.number(index, names[k]) }
+            try scanner.checkTimestamp(v[0], field: c[0], names[0])
             for (k, index) in r.enumerated() { q[k] = try scanner.optionalNumber(index, referenceNames[k]) }
             let t = v[0]
             // Specific force in m/s² (+9.81 on the axis pointing up) → Core Motion's g, pointing down.

@@ -83,6 +83,7 @@ enum CoreMotionDataLoggerReader {
         let names = ["timestamp", "x", "y", "z"]
         while scanner.nextLine() {
             try scanner.expectFieldCount(4, what: "timestamp,x,y,z")
+            try scanner.checkTimestamp(try scanner.number(0, names[0]), field: 0, names[0])
             lines.append(
                 SIMD4(
                     try scanner.number(0, names[0]), try scanner.number(1, names[1]), try scanner.number(2, names[2]),

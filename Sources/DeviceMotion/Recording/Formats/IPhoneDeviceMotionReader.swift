@@ -19,6 +19,7 @@ enum IPhoneDeviceMotionReader {
         while scanner.nextLine() {
             try scanner.expectFieldCount(header.count, what: "one per header column")
             for (k, index) in c.enumerated() { v[k] = try scanner.number(index, names[k]) }
+            try scanner.checkTimestamp(v[0], field: c[0], names[0])
             var magneticField = CalibratedMagneticField.unavailable
             if field.count == 3 {
                 magneticField.field = MagneticField(

@@ -107,9 +107,11 @@ enum SensorLoggerReader {
         var rows: [Row] = []
         while scanner.nextLine() {
             try scanner.expectFieldCount(header.count, what: "one per header column")
+            let seconds = try scanner.number(c[1], "seconds_elapsed")
+            try scanner.checkTimestamp(seconds, field: c[1], "seconds_elapsed")
             rows.append(
                 Row(
-                    time: try scanner.integer(c[0], "time"), seconds: try scanner.number(c[1], "seconds_elapsed"),
+                    time: try scanner.integer(c[0], "time"), seconds: seconds,
                     vector: SIMD3(
                         try scanner.number(c[2], "x"), try scanner.number(c[3], "y"), try scanner.number(c[4], "z"))))
         }

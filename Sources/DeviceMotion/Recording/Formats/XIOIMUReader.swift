@@ -16,6 +16,7 @@ enum XIOIMUReader {
         while scanner.nextLine() {
             try scanner.expectFieldCount(header.count, what: "one per header column")
             for (k, index) in c.enumerated() { v[k] = try scanner.number(index, names[k]) }
+            try scanner.checkTimestamp(v[0], field: c[0], names[0])
             let t = v[0]
             recording.gyroData.append(
                 GyroData(rotationRate: RotationRate(SIMD3(v[1], v[2], v[3]) * radiansPerDegree), timestamp: t))
