@@ -435,7 +435,8 @@ typedef struct motion_host_v1 {
      * object or the field is absent or of another JSON type; MOTION_ERR_INVALID_ARGUMENT for a NULL pointer.
      */
 
-    /** [thread-safe] A number field (a boolean reads as 0 or 1) into *out. */
+    /** [thread-safe] A number field into *out (a boolean is not a number: MOTION_ERR_INVALID_PLAN; read it
+     *  with plan_value_json, which gives "true" or "false"). */
     motion_status (*plan_number)(const char *plan_json, size_t length, const char *field, double *out);
 
     /**

@@ -1,48 +1,64 @@
 import CMotionABI
 import Foundation
 import MotionCore
-import Synchronization
 
-/// The plans an entry performer is being handed right now (innermost last), so that the host's plan-field
-/// functions (`motion_host_v1.plan_number` …) answer from fields the host already holds instead of parsing
-/// JSON again. Emissions nest add_plan calls, hence a stack.
+/// The plans an entry performer is being handed right now on this thread (innermost last), so that the
+/// host's plan-field functions (`motion_host_v1.plan_number` …) answer from fields the host already holds
+/// instead of parsing JSON again. Emissions nest add_plan calls, hence a stack; it is per thread
+/// (`pthread_getspecific`), so schedulers on several threads never share one, and no lock is taken.
 ///
-/// Thread rule: safe from any thread; an entry is only used by the thread that pushed it.
+/// Thread rule: safe from any thread; each thread sees only its own stack.
 enum PlansInFlight {
-    private struct Entry: Sendable {
+    private struct Entry {
         /// The buffer's address, as a number: compared, never dereferenced.
         let start: UInt
         let length: Int
-        let thread: pthread_t
         let type: String
         let fields: [String: JSONValue]
     }
 
-    private static let stack = Mutex<[Entry]>([])
+    private final class ThreadStack {
+        var entries: [Entry] = []
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<ThreadStack>.fromOpaque(pointer).release() }
+        }
+        return key
+    }()
+
+    private static var stack: ThreadStack {
+        if let pointer = pthread_getspecific(key) { return Unmanaged<ThreadStack>.fromOpaque(pointer).takeUnretainedValue() }
+        let stack = ThreadStack()
+        pthread_setspecific(key, Unmanaged.passRetained(stack).toOpaque())
+        return stack
+    }
 
     /// Runs `body` with `plan` registered as the plan in `bytes`.
     static func with<R>(_ plan: Plan, bytes: UnsafeBufferPointer<CChar>, _ body: () -> R) -> R {
         guard let start = bytes.baseAddress else { return body() }
-        let entry = Entry(start: UInt(bitPattern: start), length: bytes.count, thread: pthread_self(), type: plan.type, fields: plan.fields)
-        stack.withLock { $0.append(entry) }
-        defer { stack.withLock { _ = $0.popLast() } }
+        let stack = self.stack
+        stack.entries.append(Entry(start: UInt(bitPattern: start), length: bytes.count, type: plan.type, fields: plan.fields))
+        defer { stack.entries.removeLast() }
         return body()
     }
 
-    /// The fields of the plan in `json`: those the host holds if it is a plan in flight on this thread,
-    /// else parsed with `JSONSerialization`. `nil` when the JSON is not an object.
+    /// A member of the plan in `json`: from the fields the host holds if it is a plan in flight on this
+    /// thread, else parsed with `JSONSerialization`.
     static func value(_ json: UnsafePointer<CChar>, _ length: Int, member: String) -> JSONValue? {
         let start = UInt(bitPattern: json)
-        let thread = pthread_self()
-        let held = stack.withLock { stack in
-            stack.last { $0.start == start && $0.length == length && $0.thread == thread }.map { entry in
-                member == "type" ? JSONValue.string(entry.type) : entry.fields[member]
+        if let pointer = pthread_getspecific(key) {
+            let stack = Unmanaged<ThreadStack>.fromOpaque(pointer).takeUnretainedValue()
+            for entry in stack.entries.reversed() where entry.start == start && entry.length == length {
+                return member == "type" ? .string(entry.type) : entry.fields[member]
             }
         }
-        if let held { return held }
         return fields(json, length)?[member]
     }
 
+    /// The fields of the JSON object in `json`, parsed with `JSONSerialization`; `nil` when it is not one.
     static func fields(_ json: UnsafePointer<CChar>, _ length: Int) -> [String: JSONValue]? {
         let data = Data(bytes: json, count: length)
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return nil }
@@ -81,11 +97,8 @@ func copy(_ text: some Collection<UInt8>, to buffer: UnsafeMutablePointer<CChar>
 let hostPlanNumber: @convention(c) (UnsafePointer<CChar>?, Int, UnsafePointer<CChar>?, UnsafeMutablePointer<Double>?) -> motion_status = {
     json, length, field, out in
     guard let out else { return MOTION_ERR_INVALID_ARGUMENT }
-    switch planField(json, length, field) {
-    case .number(let n)?: out.pointee = n
-    case .bool(let b)?: out.pointee = b ? 1 : 0
-    default: return MOTION_ERR_INVALID_PLAN
-    }
+    guard case .number(let n)? = planField(json, length, field) else { return MOTION_ERR_INVALID_PLAN }
+    out.pointee = n
     return MOTION_OK
 }
 

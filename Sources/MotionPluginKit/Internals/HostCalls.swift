@@ -16,6 +16,12 @@ struct Host: @unchecked Sendable {
         Int(raw.pointee.struct_size) >= MemoryLayout<motion_host_v1>.size
     }
 
+    /// Whether the host's struct covers the plan-field functions (`plan_number` … `plan_value_json`).
+    var coversPlanFields: Bool {
+        Int(raw.pointee.struct_size)
+            >= MemoryLayout<motion_host_v1>.offset(of: \.plan_value_json)! + MemoryLayout<UnsafeRawPointer>.size
+    }
+
     /// Whether at least the `log` field is covered (so a refusal can be explained).
     var coversLog: Bool {
         Int(raw.pointee.struct_size)

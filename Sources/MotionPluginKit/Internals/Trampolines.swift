@@ -64,9 +64,20 @@ final class PerformerBox {
         Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
     }
 
-    /// Decodes a plan's JSON bytes (host-owned, valid for the call).
+    /// Decodes a plan's JSON bytes (host-owned, valid for the call): through the host's plan-field
+    /// functions when the host has them (no JSON parsing for the plan in flight), else, or when a field
+    /// cannot be read that way, from the JSON itself.
     func decodePlan(_ json: UnsafePointer<CChar>, _ length: Int) throws -> any PluginPlan {
-        try json.withMemoryRebound(to: UInt8.self, capacity: length) {
+        let host = context.host
+        if host.coversPlanFields {
+            let fields = HostPlanFields(host: host, json: json, length: length)
+            if let type = fields.string("type"), let planType = plans.types[type],
+                let plan = try? planType.init(from: HostFieldDecoder(fields: fields))
+            {
+                return plan
+            }
+        }
+        return try json.withMemoryRebound(to: UInt8.self, capacity: length) {
             try plans.decodePlan(UnsafeBufferPointer(start: $0, count: length))
         }
     }

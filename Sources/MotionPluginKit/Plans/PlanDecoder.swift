@@ -42,7 +42,7 @@ private struct IndexKey: CodingKey {
 }
 
 /// Converts one JSON value to the primitive types `Decodable` asks for.
-private enum Primitive {
+enum Primitive {
     static func mismatch(_ type: Any.Type, _ value: PlanJSON, _ path: [any CodingKey]) -> DecodingError {
         if case .null = value {
             return .valueNotFound(type, .init(codingPath: path, debugDescription: "Expected \(type), found null."))

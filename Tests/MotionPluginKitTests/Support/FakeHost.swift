@@ -92,12 +92,11 @@ enum FakeHost {
                 },
                 plan_number: { json, length, field, out in
                     guard let out else { return MOTION_ERR_INVALID_ARGUMENT }
-                    switch FakePlanFields.value(json, length, field) {
-                    case let number as NSNumber:
-                        out.pointee = number.doubleValue
-                        return MOTION_OK
-                    default: return MOTION_ERR_INVALID_PLAN
-                    }
+                    guard let number = FakePlanFields.value(json, length, field) as? NSNumber,
+                        number.objCType.pointee != CChar(UInt8(ascii: "c"))  // booleans are NSNumbers of type "c"
+                    else { return MOTION_ERR_INVALID_PLAN }
+                    out.pointee = number.doubleValue
+                    return MOTION_OK
                 },
                 plan_numbers: { json, length, field, values, capacity, countOut in
                     let value = FakePlanFields.value(json, length, field)
