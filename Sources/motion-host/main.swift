@@ -1,4 +1,8 @@
 import Foundation
+import MotionHost
+
+// A plugin that crashes the process is named in one line (motion-host runs plugins in-process).
+PluginCrashReport.install()
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.count == 2, arguments[0] == validateChildArgument {

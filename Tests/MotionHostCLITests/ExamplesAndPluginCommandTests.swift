@@ -124,4 +124,18 @@ private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         #expect(result.status == 64)
         #expect(result.standardError.hasPrefix("error: The value 'card.png' is invalid for '--plot <file.svg>'"))
     }
+
+    @Test func pluginThatCrashesTheHostIsNamedInOneLine() throws {
+        let folder = try MotionHost.temporaryFolder()
+        let scene = folder.appendingPathComponent("crash.json")
+        try Data(
+            #"{"sceneVersion":1,"duration":0.1,"targets":[{"name":"t","properties":{}}],"transactions":[{"at":0,"operations":[{"op":"add","target":"t","plan":{"type":"CrashOnCreate"}}]}]}"#
+                .utf8
+        ).write(to: scene)
+        let result = try MotionHost.run(["run", scene.path, "--plugin-path", MotionHost.pluginFixtures.path])
+        #expect(result.status != 0)
+        let line = try #require(result.errorLines.first { $0.hasPrefix("error: plugin ") })
+        #expect(line.hasPrefix("error: plugin org.motion.fixtures.crash-on-create ("))
+        #expect(line.contains("crash-on-create.json) crashed the host (signal 11)"))
+    }
 }

@@ -15,6 +15,8 @@ final class DeclaredFunctions {
 
     let manifest: PluginManifest
     let className: String
+    /// The plugin's id as a C string for ``PluginCrashReport``; it lives for the process.
+    let cName: UnsafePointer<CChar>
     let create: Create
     let destroy: Destroy
     let update: Update?
@@ -30,6 +32,7 @@ final class DeclaredFunctions {
         }
         self.manifest = manifest
         self.className = performer.className
+        self.cName = UnsafePointer(strdup("\(manifest.id) (\(manifest.url.relativePath))")!)
         self.create = unsafeBitCast(try library.requiredSymbol(functions.create, for: manifest), to: Create.self)
         self.destroy = unsafeBitCast(try library.requiredSymbol(functions.destroy, for: manifest), to: Destroy.self)
         if let update = functions.update {
@@ -71,7 +74,9 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
         context.emitter = performerContext.emitter
         context.tokenGenerator = performerContext.tokenGenerator
         self.context = context
-        guard let performer = functions.create(context.targetName, HostInterface.table, context.opaque) else {
+        guard
+            let performer = PluginCrashReport.calling(functions.cName, { functions.create(context.targetName, HostInterface.table, context.opaque) })
+        else {
             throw PluginError(
                 code: .creationFailed,
                 message: "the declared create function of performer class \(functions.className) returned NULL for target \"\(target.id.name)\"",
@@ -80,7 +85,7 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
         self.performer = performer
     }
 
-    deinit { functions.destroy(performer) }
+    deinit { PluginCrashReport.calling(functions.cName) { functions.destroy(performer) } }
 
     func setEmitter(_ emitter: TransactionEmitter) { context.emitter = emitter }
     func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { context.tokenGenerator = generator }
@@ -90,7 +95,7 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
             throw PluginError(code: .invalidDeclaration, message: "no function is declared for plan type \"\(plan.type)\"", for: functions.manifest)
         }
         var problem: String?
-        guard let status = call.call(performer: performer, plan: plan, problem: &problem) else {
+        guard let status = PluginCrashReport.calling(functions.cName, { call.call(performer: performer, plan: plan, problem: &problem) }) else {
             throw PluginError(code: .invalidDeclaration, message: problem ?? "the plan could not be converted", for: functions.manifest)
         }
         guard status == MOTION_OK else {
@@ -103,5 +108,5 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
         }
     }
 
-    func update(frame: Frame) { functions.update?(performer, frame.time, frame.delta) }
+    func update(frame: Frame) { PluginCrashReport.calling(functions.cName) { functions.update?(performer, frame.time, frame.delta) } }
 }

@@ -13,6 +13,8 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
     let performer: OpaquePointer
     /// The plugin's `motion_frames_v1.update`, copied once so the per-frame call touches nothing else.
     private let frameUpdate: (@convention(c) (OpaquePointer?, UnsafePointer<motion_frame>?) -> Void)?
+    /// The plugin's name for ``PluginCrashReport``, copied once for the per-frame path.
+    private let pluginName: UnsafePointer<CChar>
     private var buffer: [UInt8] = []
     private var error = motion_error()
 
@@ -28,7 +30,9 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
         var error = motion_error()
         error.struct_size = UInt32(MemoryLayout<motion_error>.size)
         let created = className.withCString { classPointer in
-            plugin.table.pointee.create_performer(classPointer, context.targetName, context.opaque, &error)
+            PluginCrashReport.calling(plugin.cName) {
+                plugin.table.pointee.create_performer(classPointer, context.targetName, context.opaque, &error)
+            }
         }
         guard let created else {
             let message = errorMessage(error)
@@ -44,10 +48,11 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
         }
         self.performer = created
         self.frameUpdate = plugin.frames?.pointee.update
+        self.pluginName = plugin.cName
         self.error.struct_size = UInt32(MemoryLayout<motion_error>.size)
     }
 
-    deinit { plugin.table.pointee.destroy_performer(performer) }
+    deinit { PluginCrashReport.calling(plugin.cName) { plugin.table.pointee.destroy_performer(performer) } }
 
     func setEmitter(_ emitter: TransactionEmitter) { context.emitter = emitter }
     func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { context.tokenGenerator = generator }
@@ -58,7 +63,9 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
         resetError()
         let status = buffer.withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
-                PlansInFlight.with(plan, bytes: chars) { plugin.table.pointee.add_plan(performer, chars.baseAddress, chars.count, &error) }
+                PlansInFlight.with(plan, bytes: chars) {
+                    PluginCrashReport.calling(plugin.cName) { plugin.table.pointee.add_plan(performer, chars.baseAddress, chars.count, &error) }
+                }
             }
         }
         try check(status, "add_plan", plan.type)
@@ -72,7 +79,9 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
             buffer.withUnsafeBufferPointer { bytes in
                 bytes.withMemoryRebound(to: CChar.self) { chars in
                     PlansInFlight.with(plan, bytes: chars) {
-                        plugin.table.pointee.add_named_plan(performer, namePointer, chars.baseAddress, chars.count, &error)
+                        PluginCrashReport.calling(plugin.cName) {
+                            plugin.table.pointee.add_named_plan(performer, namePointer, chars.baseAddress, chars.count, &error)
+                        }
                     }
                 }
             }
@@ -82,7 +91,9 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
 
     func removePlan(named name: String) throws {
         resetError()
-        let status = name.withCString { plugin.table.pointee.remove_named_plan(performer, $0, &error) }
+        let status = name.withCString { namePointer in
+            PluginCrashReport.calling(plugin.cName) { plugin.table.pointee.remove_named_plan(performer, namePointer, &error) }
+        }
         try check(status, "remove_named_plan", nil)
     }
 
@@ -90,11 +101,11 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
         guard let frameUpdate else { return }
         var cFrame = motion_frame(
             struct_size: UInt32(MemoryLayout<motion_frame>.size), index: UInt64(frame.index), time: frame.time, delta: frame.delta)
-        frameUpdate(performer, &cFrame)
+        PluginCrashReport.calling(pluginName) { frameUpdate(performer, &cFrame) }
     }
 
     func receive(_ sample: UnsafePointer<motion_device_motion_sample>) {
-        plugin.deviceMotion?.pointee.receive(performer, sample)
+        PluginCrashReport.calling(plugin.cName) { plugin.deviceMotion?.pointee.receive(performer, sample) }
     }
 
     var acceptsDeviceMotion: Bool { plugin.deviceMotion != nil }

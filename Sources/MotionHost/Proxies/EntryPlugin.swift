@@ -16,6 +16,8 @@ public final class EntryPlugin: @unchecked Sendable {
     public let abiVersion: UInt32
     /// Who the plugin is, for messages: its manifest's id, or the library's path.
     public let name: String
+    /// `name` as a C string for ``PluginCrashReport``; it lives for the process, as the library does.
+    let cName: UnsafePointer<CChar>
     /// The manifest and library named in errors.
     let manifest: URL?
     let library: String?
@@ -39,13 +41,15 @@ public final class EntryPlugin: @unchecked Sendable {
         entry: motion_plugin_entry_fn, name: String, expectedID: String? = nil, manifest: URL? = nil, library: String? = nil
     ) throws(PluginError) {
         self.name = name
+        self.cName = UnsafePointer(strdup(manifest.map { "\(name) (\($0.relativePath))" } ?? name)!)
         self.manifest = manifest
         self.library = library
         func failure(_ code: PluginError.Code, _ message: String) -> PluginError {
             PluginError(code: code, message: message, manifest: manifest, library: library)
         }
         let logMark = PluginLog.mark()
-        guard let table = entry(UInt32(MOTION_ABI_VERSION), HostInterface.table) else {
+        let cName = self.cName
+        guard let table = PluginCrashReport.calling(cName, { entry(UInt32(MOTION_ABI_VERSION), HostInterface.table) }) else {
             let reason = PluginLog.lastMessage(since: logMark).map { ": \($0)" } ?? " (it logged no reason)"
             throw failure(.entryRefused, "motion_plugin_entry returned NULL: the plugin refuses to load\(reason)")
         }

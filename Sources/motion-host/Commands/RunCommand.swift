@@ -1,5 +1,6 @@
 import Foundation
 import MotionCore
+import MotionHost
 
 /// `motion-host run SCENE`: loads a scene, runs it and writes its timeline (and plot).
 enum RunCommand {
@@ -51,6 +52,15 @@ enum RunCommand {
         let runner = SceneRunner(document: document, settings: settings, registry: registry)
         if let source = document.deviceMotion {
             runner.hooks.append(try makeDeviceMotionHook(for: source, scenePath: scenePath))
+        } else if let host = registry as? PluginHost {
+            // A performer that reacts to device motion does nothing without a source: say so up front.
+            let planTypes = Set(document.transactions.flatMap { $0.transaction.operations.compactMap { $0.plan?.type } })
+            let needing = planTypes.filter { host.catalog.entry(forPlanType: $0)?.performer.capabilities.contains(.deviceMotion) == true }
+            if !needing.isEmpty {
+                CommandLineTool.writeStandardError(
+                    "warning: \(scenePath): plan type\(needing.count == 1 ? "" : "s") \(needing.sorted().joined(separator: ", ")) react\(needing.count == 1 ? "s" : "") to device motion, but the scene has no deviceMotion source; add one to make \(needing.count == 1 ? "it" : "them") move\n"
+                )
+            }
         }
 
         let output = try outputPath.map { path throws(MotionHostError) in try TextOutput(path: path) } ?? TextOutput()
