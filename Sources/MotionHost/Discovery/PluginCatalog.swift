@@ -74,6 +74,13 @@ public struct PluginCatalog: Sendable {
     public func unavailability(ofPlanType planType: String) -> ManifestError? {
         if available[planType] != nil { return nil }
         if let reason = unavailable[planType] { return reason }
+        if let invalid = invalidManifest(declaring: planType) {
+            return ManifestError(
+                code: .unknownPlanType, file: invalid.file, jsonPath: nil,
+                message:
+                    "plan type \(JSONText.quoted(planType)) is declared only by \(invalid.file?.relativePath ?? "a manifest"), which is invalid (\(invalid.jsonPath.map { "\($0): " } ?? "")\(invalid.message)). To fix, correct the manifest"
+            )
+        }
         let known = planTypes
         let list = known.isEmpty ? "none (no valid manifest was found)" : known.joined(separator: ", ")
         return ManifestError(
@@ -81,6 +88,21 @@ public struct PluginCatalog: Sendable {
             message:
                 "no manifest on the plugin search path declares plan type \(JSONText.quoted(planType))\(JSONText.suggestion(for: planType, among: known)); known plan types: \(list). To fix, install the plugin or add its folder with --plugin-path or MOTION_PLUGIN_PATH"
         )
+    }
+
+    /// The first invalid manifest (one of ``problems``) whose JSON names `planType` under
+    /// `performers[].plans[].type`, read leniently, so an error can point at it rather than say that no
+    /// manifest declares the plan type.
+    private func invalidManifest(declaring planType: String) -> ManifestError? {
+        for problem in problems where problem.code != .conflict && problem.code != .duplicate {
+            guard let file = problem.file, let data = try? Data(contentsOf: file),
+                let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+                let performers = root["performers"] as? [[String: Any]]
+            else { continue }
+            let types = performers.flatMap { ($0["plans"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String } }
+            if types.contains(planType) { return problem }
+        }
+        return nil
     }
 
     /// The enabled plugin with this id.
