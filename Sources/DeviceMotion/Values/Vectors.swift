@@ -1,8 +1,34 @@
+/// A vector along or about the device's axes (x to the right of the screen, y to its top, z out of it),
+/// as Core Motion's `CMAcceleration`, `CMRotationRate` and `CMMagneticField` are: three types of one shape,
+/// each in its own unit.
+public protocol DeviceAxesVector: Hashable, Sendable, Codable {
+    /// The x component, in the type's unit.
+    var x: Double { get set }
+    /// The y component, in the type's unit.
+    var y: Double { get set }
+    /// The z component, in the type's unit.
+    var z: Double { get set }
+    /// Creates a value from its components, in the type's unit.
+    init(x: Double, y: Double, z: Double)
+}
+
+extension DeviceAxesVector {
+    /// Creates a value from a vector `(x, y, z)` in the type's unit.
+    public init(_ vector: SIMD3<Double>) { self.init(x: vector.x, y: vector.y, z: vector.z) }
+
+    /// The components as a vector `(x, y, z)`, in the type's unit.
+    public var vector: SIMD3<Double> { SIMD3(x, y, z) }
+
+    /// The zero value (for a magnetic field, what Core Motion reports when the reference frame does not use
+    /// the magnetometer).
+    public static var zero: Self { Self(x: 0, y: 0, z: 0) }
+}
+
 /// An acceleration along the device's axes, in g (`CMAcceleration`; 1 g = 9.80665 m/s²).
 ///
 /// Sign (Core Motion's): a device lying still face up reads `(0, 0, −1)` on its accelerometer, that is,
 /// the reading points along gravity. Android and most IMUs use the opposite ("specific force") sign.
-public struct Acceleration: Hashable, Sendable, Codable {
+public struct Acceleration: DeviceAxesVector {
     /// Along the device's x axis (to the right of the screen), g.
     public var x: Double
     /// Along the device's y axis (to the top of the screen), g.
@@ -16,21 +42,10 @@ public struct Acceleration: Hashable, Sendable, Codable {
         self.y = y
         self.z = z
     }
-
-    /// Creates an acceleration from a vector `(x, y, z)` in g.
-    public init(_ vector: SIMD3<Double>) {
-        self.init(x: vector.x, y: vector.y, z: vector.z)
-    }
-
-    /// The components as a vector `(x, y, z)`, g.
-    public var vector: SIMD3<Double> { SIMD3(x, y, z) }
-
-    /// The zero acceleration.
-    public static let zero = Acceleration(x: 0, y: 0, z: 0)
 }
 
 /// A rotation rate about the device's axes, in rad/s, right-hand rule (`CMRotationRate`).
-public struct RotationRate: Hashable, Sendable, Codable {
+public struct RotationRate: DeviceAxesVector {
     /// About the device's x axis, rad/s.
     public var x: Double
     /// About the device's y axis, rad/s.
@@ -44,21 +59,10 @@ public struct RotationRate: Hashable, Sendable, Codable {
         self.y = y
         self.z = z
     }
-
-    /// Creates a rotation rate from a vector `(x, y, z)` in rad/s.
-    public init(_ vector: SIMD3<Double>) {
-        self.init(x: vector.x, y: vector.y, z: vector.z)
-    }
-
-    /// The components as a vector `(x, y, z)`, rad/s.
-    public var vector: SIMD3<Double> { SIMD3(x, y, z) }
-
-    /// The zero rotation rate.
-    public static let zero = RotationRate(x: 0, y: 0, z: 0)
 }
 
 /// A magnetic field along the device's axes, in microtesla (µT) (`CMMagneticField`).
-public struct MagneticField: Hashable, Sendable, Codable {
+public struct MagneticField: DeviceAxesVector {
     /// Along the device's x axis, µT.
     public var x: Double
     /// Along the device's y axis, µT.
@@ -72,17 +76,6 @@ public struct MagneticField: Hashable, Sendable, Codable {
         self.y = y
         self.z = z
     }
-
-    /// Creates a magnetic field from a vector `(x, y, z)` in µT.
-    public init(_ vector: SIMD3<Double>) {
-        self.init(x: vector.x, y: vector.y, z: vector.z)
-    }
-
-    /// The components as a vector `(x, y, z)`, µT.
-    public var vector: SIMD3<Double> { SIMD3(x, y, z) }
-
-    /// The zero field (what Core Motion reports when the reference frame does not use the magnetometer).
-    public static let zero = MagneticField(x: 0, y: 0, z: 0)
 }
 
 /// How well the magnetometer is calibrated (`CMMagneticFieldCalibrationAccuracy`, same raw values).
