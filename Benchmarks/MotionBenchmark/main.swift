@@ -1,6 +1,9 @@
 // motion-benchmark: the runtime's and the plugin boundary's speed, measured side by side in one run.
 // From the repository root:
 //     swift build -c release && .build/release/motion-benchmark
+// One measurement alone, for a profiler (perf record …):
+//     motion-benchmark --profile-tweens [COUNT] [in-process|plugin|both]   frame tick of running Tweens
+//     motion-benchmark --profile-plans                                     Tween plans committed to TweenKit
 import Foundation
 import MotionCore
 
@@ -9,7 +12,6 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--measure-load
     exit(0)
 }
 
-// For profiling one side: motion-benchmark --profile-tweens COUNT in-process|plugin|both
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--profile-tweens" {
     let arguments = CommandLine.arguments
     let count = arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000
@@ -48,7 +50,7 @@ print()
 
 var plans = Table(header: ["plans committed to a plugin (validated, JSON across)", "plans/s"])
 plans.add([
-    "Tween → TweenKit (Swift SDK parses with Foundation)",
+    "Tween → TweenKit (Swift SDK, fields read by the host)",
     format(
         try PluginBenchmarks.plansPerSecond(registry: host) {
             Plan(type: "Tween", fields: ["property": "x", "to": [.number(Double($0 % 7))], "duration": 0.5])
