@@ -97,9 +97,6 @@ final class HostContext: @unchecked Sendable {
             return MOTION_ERR_SCHEDULER_GONE
         }
     }
-
-    /// The number of tokens the plugin holds that are still outstanding.
-    var liveTokenCount: Int { tokens.withLock { $0.live.values.filter { !$0.isTerminated }.count } }
 }
 
 /// Where plugin log lines go: one sink for the process, set by the host application.
