@@ -7,21 +7,19 @@ import MotionPluginKit
 /// Samples arrive before each frame's update (`motion.device-motion/1` is called between frames), so a
 /// frame that saw no sample since the previous one counts towards the timeout.
 struct StreamActivity {
-    private var token: Token?
+    private var token = ActivityToken()
     private var sampleArrived = false
     /// The time (s, frame clock) of the last frame that followed a sample.
     private var lastSampleFrameTime: Double?
 
     /// Whether a token is held.
-    var isHeld: Bool { token != nil }
+    var isHeld: Bool { token.isHeld }
 
     /// Notes a sample and takes a token if none is held.
     /// - Parameter context: the performer's context.
     mutating func sampleReceived(_ context: PerformerContext) {
         sampleArrived = true
-        guard token == nil else { return }
-        token = context.generateToken()
-        if token == nil { context.log(.warning, "the host gave no is-active token; the scheduler may have gone.") }
+        token.hold(context)
     }
 
     /// Releases the token once `timeout` seconds of frames passed without a sample.
@@ -43,14 +41,6 @@ struct StreamActivity {
     mutating func stop(_ context: PerformerContext) {
         sampleArrived = false
         lastSampleFrameTime = nil
-        guard let held = token else { return }
-        token = nil
-        do {
-            try held.terminate()
-        } catch  where error.code == .schedulerGone {
-            // The scheduler went away first and has already ended the token: nothing to do.
-        } catch {
-            context.log(.warning, "terminating \(held) failed: \(error)")
-        }
+        token.release(context)
     }
 }

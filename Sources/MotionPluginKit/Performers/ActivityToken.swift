@@ -1,12 +1,22 @@
-import MotionPluginKit
-
-/// One is-active token held while a performer has any animation running.
-struct ActivityToken {
+/// The one is-active token a continuous performer holds while it works: ``hold(_:)`` takes it if none is
+/// held, ``release(_:)`` terminates it. A release after the scheduler has gone (which ends every token
+/// itself, R37) is not an error; other failures are logged through the context.
+///
+/// ```swift
+/// private var token = ActivityToken()
+/// func add(_ plan: any PluginPlan) throws { …; token.hold(context) }
+/// func update(frame: Frame) { …; if done { token.release(context) } }
+/// deinit { token.release(context) }
+/// ```
+public struct ActivityToken: Sendable {
     private var token: Token?
+
+    /// No token held.
+    public init() {}
 
     /// Takes a token if none is held.
     /// - Parameter context: the performer's context.
-    mutating func hold(_ context: PerformerContext) {
+    public mutating func hold(_ context: PerformerContext) {
         guard token == nil else { return }
         token = context.generateToken()
         if token == nil { context.log(.warning, "the host gave no is-active token; the scheduler may have gone.") }
@@ -14,7 +24,7 @@ struct ActivityToken {
 
     /// Terminates the held token, if any.
     /// - Parameter context: the performer's context, for logging a failure.
-    mutating func release(_ context: PerformerContext) {
+    public mutating func release(_ context: PerformerContext) {
         guard let held = token else { return }
         token = nil
         do {
@@ -27,5 +37,5 @@ struct ActivityToken {
     }
 
     /// Whether a token is held.
-    var isHeld: Bool { token != nil }
+    public var isHeld: Bool { token != nil }
 }
