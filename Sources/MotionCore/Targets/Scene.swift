@@ -34,7 +34,11 @@ public final class Scene {
     }
 
     /// Whether `id` was returned by ``propertyID(_:)`` of this scene.
-    public func hasProperty(_ id: PropertyID) -> Bool { id.rawValue >= 0 && Int(id.rawValue) < propertyNames.count }
+    @inlinable
+    public func hasProperty(_ id: PropertyID) -> Bool { id.rawValue >= 0 && Int(id.rawValue) < propertyCount }
+
+    /// How many property names the scene has interned.
+    @usableFromInline var propertyCount: Int { propertyNames.count }
 
     /// The name of an interned property id, or `nil` if the id was never returned by this scene.
     public func propertyName(_ id: PropertyID) -> String? {

@@ -113,9 +113,8 @@ private let hostGetProperty:
 
 private let hostSetProperty: @convention(c) (OpaquePointer?, motion_property_id, UnsafePointer<Double>?, UInt32) -> motion_status = {
     ctx, id, values, count in
-    guard let values, (1...4).contains(count), (0..<Int(count)).allSatisfy({ values[$0].isFinite }) else {
-        return MOTION_ERR_INVALID_ARGUMENT
-    }
+    guard let values, (1...4).contains(count) else { return MOTION_ERR_INVALID_ARGUMENT }
+    for i in 0..<Int(count) where !values[i].isFinite { return MOTION_ERR_INVALID_ARGUMENT }
     return HostContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
         guard context.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
         let property = PropertyID(rawValue: id)
