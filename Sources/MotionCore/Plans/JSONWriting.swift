@@ -50,6 +50,12 @@ extension JSONValue {
 
     static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most names and values need no escaping: copy them whole.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: s.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in s.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
@@ -73,12 +79,17 @@ extension Plan {
     /// Appends the plan's JSON form `{"type": ..., ...fields}` (keys sorted) to `out`.
     /// - Throws: `EncodingError` if a typed value fails to encode.
     public func writeJSON(into out: inout [UInt8]) throws {
-        var fields: [String: JSONValue]
+        let fields: [String: JSONValue]
         switch payload {
         case .fields(let f): fields = f
         case .typed(let value): fields = try Plan.encodeFields(value)
         }
-        fields["type"] = .string(type)
-        JSONValue.writeObject(fields.sorted { $0.key < $1.key }, into: &out)
+        // The members plus "type", sorted, without copying the plan's dictionary to add "type" to it.
+        var members: [(key: String, value: JSONValue)] = []
+        members.reserveCapacity(fields.count + 1)
+        members.append((key: "type", value: .string(type)))
+        for member in fields where member.key != "type" { members.append(member) }
+        members.sort { $0.key < $1.key }
+        JSONValue.writeObject(members, into: &out)
     }
 }

@@ -51,8 +51,13 @@ enum PlansInFlight {
         let start = UInt(bitPattern: json)
         if let pointer = pthread_getspecific(key) {
             let stack = Unmanaged<ThreadStack>.fromOpaque(pointer).takeUnretainedValue()
-            for entry in stack.entries.reversed() where entry.start == start && entry.length == length {
-                return member == "type" ? .string(entry.type) : entry.fields[member]
+            // By index, innermost first, without copying entries.
+            var i = stack.entries.count - 1
+            while i >= 0 {
+                if stack.entries[i].start == start, stack.entries[i].length == length {
+                    return member == "type" ? .string(stack.entries[i].type) : stack.entries[i].fields[member]
+                }
+                i -= 1
             }
         }
         return fields(json, length)?[member]
@@ -69,8 +74,10 @@ enum PlansInFlight {
 /// One field of a plan named as `name` or `name[index]` (the C ABI's plan-field syntax).
 func planField(_ json: UnsafePointer<CChar>?, _ length: Int, _ field: UnsafePointer<CChar>?) -> JSONValue? {
     guard let json, length > 0, let field else { return nil }
+    let fieldLength = strlen(field)
     let path = String(cString: field)
-    guard path.hasSuffix("]"), let open = path.lastIndex(of: "[") else {
+    // Most fields are plain names: only a trailing "]" asks for an array element.
+    guard fieldLength > 0, field[fieldLength - 1] == CChar(UInt8(ascii: "]")), let open = path.lastIndex(of: "[") else {
         return PlansInFlight.value(json, length, member: path)
     }
     guard let index = Int(path[path.index(after: open)..<path.index(before: path.endIndex)]), index >= 0,

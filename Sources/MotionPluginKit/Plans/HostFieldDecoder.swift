@@ -32,10 +32,11 @@ struct HostPlanFields {
     /// `plan_numbers`: a vector field of up to 16 numbers, or `nil`.
     func numbers(_ field: String) -> [Double]? {
         guard let read = host.raw.pointee.plan_numbers else { return nil }
-        var values = [Double](repeating: 0, count: 16)
-        var count: UInt32 = 0
-        guard read(json, length, field, &values, 16, &count) == MOTION_OK else { return nil }
-        return Array(values.prefix(Int(count)))
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 16) { values -> [Double]? in
+            var count: UInt32 = 0
+            guard read(json, length, field, values.baseAddress, 16, &count) == MOTION_OK else { return nil }
+            return Array(values.prefix(Int(count)))
+        }
     }
 
     /// `plan_string`: a string field, or `nil`.
