@@ -102,6 +102,9 @@ public final class Scheduler {
     /// The performers created so far, in creation order.
     public var performerDescriptions: [PerformerDescription] { performerOrder.map(\.description) }
 
+    /// How many performers the scheduler has created (it never destroys one before it goes itself).
+    public var performerCount: Int { performerOrder.count }
+
     /// Calls `body` with every performer, in creation order (for example to hand performers
     /// sensor samples).
     public func forEachPerformer(_ body: (any Performer) -> Void) {

@@ -35,6 +35,7 @@ final class DeviceMotionFeed: FrameHook {
     private let referenceFrame: ReferenceFrame
     private let origin: Double
     private var next = 0
+    private var delivery: DeviceMotionDelivery?
 
     init(samples: [DeviceMotion], referenceFrame: ReferenceFrame) {
         self.samples = samples
@@ -45,7 +46,8 @@ final class DeviceMotionFeed: FrameHook {
     func beforeFrame(time: Double, scheduler: Scheduler) throws {
         while next < samples.count, samples[next].timestamp - origin <= time + 1e-9 {
             var sample = motion_device_motion_sample(samples[next], referenceFrame: referenceFrame, timestampOrigin: origin)
-            deliverDeviceMotion(&sample, to: scheduler)
+            if delivery == nil { delivery = DeviceMotionDelivery(scheduler: scheduler) }
+            delivery?.deliver(&sample)
             next += 1
         }
     }
