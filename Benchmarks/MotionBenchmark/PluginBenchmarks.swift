@@ -32,20 +32,23 @@ struct PluginBenchmarks {
         let scheduler = Scheduler(scene: scene, registry: registry)
         var transaction = Transaction()
         for i in 0..<count {
-            transaction.add(
-                Plan(type: "Tween", fields: ["property": "x", "to": [1000], "duration": 3000, "timing": "easeInOut"]), to: TargetID("card\(i)"))
+            // "from" 0: every frame moves every target, so every frame records a change per target.
+            let plan = Plan(type: "Tween", fields: ["property": "x", "from": [0], "to": [1000], "duration": 3000, "timing": "easeInOut"])
+            transaction.add(plan, to: TargetID("card\(i)"))
         }
         try scheduler.commit(transaction)
         var time = 0.0
         scheduler.advanceFrame(to: time)
         return { frames in
+            var changes = 0
             for _ in 0..<frames {
                 time += 1.0 / 60
                 scheduler.advanceFrame(to: time)
-                scene.drainChanges { _, _, _ in }
+                scene.drainChanges { _, _, _ in changes += 1 }
             }
-            guard scheduler.frameUpdatedPerformerCount == count else {
-                throw BenchmarkError("only \(scheduler.frameUpdatedPerformerCount) tweens ran")
+            // Every tween must still run, and must have moved its target on every frame.
+            guard scheduler.frameUpdatedPerformerCount == count, changes == frames * count else {
+                throw BenchmarkError("\(scheduler.frameUpdatedPerformerCount) of \(count) tweens ran, \(changes) of \(frames * count) changes")
             }
         }
     }

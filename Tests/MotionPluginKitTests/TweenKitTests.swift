@@ -244,4 +244,46 @@ struct TweenKitTests {
         #expect(plugin.deviceMotion == nil)
         #expect(plugin.interface.pointee.get_extension("motion.unknown/1") == nil)
     }
+
+    @Test("update_many moves each Tween as update would and hands the host their writes in set_properties calls")
+    func updateManyBatchesWrites() throws {
+        let contexts = [FakeContext(target: "many-0"), FakeContext(target: "many-1")]
+        let performers = try contexts.map { context in try #require(plugin.create("TweenPerformer", for: context).0) }
+        defer { performers.forEach(plugin.destroy) }
+        for (index, performer) in performers.enumerated() {
+            let plan = #"{"type":"Tween","property":"x","from":[0],"to":[\#(10 * (index + 1))],"duration":1,"timing":"linear"}"#
+            #expect(plugin.add(plan, to: performer).0 == MOTION_OK)
+        }
+        #expect(plugin.frames?.pointee.update_many != nil)
+        let callsBefore = FakeHost.setPropertiesCalls.load(ordering: .relaxed)
+        var values: [[[Double]?]] = []
+        for (frame, time) in [0, 0.5, 1].enumerated() {
+            plugin.updateMany(performers, index: UInt64(frame), time: time, delta: frame == 0 ? 0 : 0.5)
+            values.append(contexts.map { $0.value("x") })
+        }
+        #expect(values == [[[0], [0]], [[5], [10]], [[10], [20]]])
+        #expect(contexts.map { $0.state.withLock(\.batchedWrites) } == [3, 3])
+        // One set_properties call per update_many here (6 writes fit one queue).
+        #expect(FakeHost.setPropertiesCalls.load(ordering: .relaxed) - callsBefore >= 3)
+        #expect(contexts.map(\.activeTokenCount) == [0, 0])
+    }
+
+    @Test("Inside update_many a read sees the writes queued before it (the queue is handed over first)")
+    func updateManyFlushesBeforeRead() throws {
+        // Two performers share one context, so the second reads what the first writes: the first tweens x
+        // from 0 to 100; the second starts at t = 0.5 with no "from", so it starts from x as it is then.
+        let context = FakeContext(target: "many-shared")
+        context.setValue([0], for: "x")
+        let first = try #require(plugin.create("TweenPerformer", for: context).0)
+        let second = try #require(plugin.create("TweenPerformer", for: context).0)
+        defer { [first, second].forEach(plugin.destroy) }
+        #expect(plugin.add(#"{"type":"Tween","property":"x","from":[0],"to":[100],"duration":1,"timing":"linear"}"#, to: first).0 == MOTION_OK)
+        plugin.updateMany([first], index: 0, time: 0, delta: 0)
+        #expect(plugin.add(#"{"type":"Tween","property":"x","to":[500],"duration":1,"timing":"linear"}"#, to: second).0 == MOTION_OK)
+        plugin.updateMany([first, second], index: 1, time: 0.5, delta: 0.5)
+        // The second started from the first's queued 50 (from the stale 0 it would have written 0).
+        #expect(context.value("x") == [50])
+        plugin.updateMany([first, second], index: 2, time: 1, delta: 0.5)
+        #expect(context.value("x") == [275])  // 50 + (500 - 50) * 0.5, written after the first's 100
+    }
 }

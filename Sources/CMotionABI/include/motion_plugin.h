@@ -42,6 +42,9 @@
  *     (see MOTION_STRUCT_HAS_FIELD) and treats missing fields as absent (NULL / 0). A reader must
  *     also accept a struct_size larger than it knows: the extra tail is ignored.
  *   - Unknown status codes from a newer peer are treated as failures (any value < 0 is an error).
+ *   History: 1.0 the first version. 1.1 appends motion_frames_v1.update_many (optional; a 1.0
+ *   plugin's struct_size does not cover it, and the host then calls update per performer) and
+ *   motion_host_v1.set_properties (a 1.0 host's struct_size does not cover it: use set_property).
  *
  * ----------------------------------------------------------------------------------------------
  * Memory ownership
@@ -159,10 +162,10 @@ extern "C" {
 /** Major version of this ABI. A plugin and a host of different majors refuse each other. */
 #define MOTION_ABI_VERSION_MAJOR 1
 /** Minor version of this ABI. Minors only append (see "Versioning" above). */
-#define MOTION_ABI_VERSION_MINOR 0
-/** The packed version: (MAJOR << 16) | MINOR, a uint32_t. 1.0 is 0x00010000 (written as a literal so
+#define MOTION_ABI_VERSION_MINOR 1
+/** The packed version: (MAJOR << 16) | MINOR, a uint32_t. 1.1 is 0x00010001 (written as a literal so
  *  that Swift imports it as a constant; the static assertion below keeps it equal to the formula). */
-#define MOTION_ABI_VERSION 65536u
+#define MOTION_ABI_VERSION 65537u
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(MOTION_ABI_VERSION == ((MOTION_ABI_VERSION_MAJOR << 16) | MOTION_ABI_VERSION_MINOR),
                "MOTION_ABI_VERSION must equal (MAJOR << 16) | MINOR");
@@ -320,6 +323,20 @@ typedef int32_t motion_property_id;
 /** An is-active token. 0 is never a valid token. Unique within a host process. */
 typedef uint64_t motion_token;
 
+/** The most components a property value has (opacity 1, position 2, rotation 3, colour 4). */
+#define MOTION_PROPERTY_MAX_COMPONENTS 4
+
+/**
+ * One property write for motion_host_v1.set_properties (ABI 1.1): what one set_property call says.
+ * Caller-owned; the host copies the values.
+ */
+typedef struct motion_property_write {
+    motion_host_context *ctx;     /**< The performer whose target is written, as passed to create_performer. */
+    motion_property_id property;  /**< An id from property_id. */
+    uint32_t count;               /**< Components in values, 1...MOTION_PROPERTY_MAX_COMPONENTS. */
+    double values[MOTION_PROPERTY_MAX_COMPONENTS]; /**< values[0..count), finite; the rest is ignored. */
+} motion_property_write;
+
 /** Log levels for motion_host_v1.log. A newer minor may add levels; hosts treat unknown levels as INFO. */
 #define MOTION_LOG_DEBUG 0
 #define MOTION_LOG_INFO 1
@@ -413,7 +430,7 @@ typedef struct motion_host_v1 {
      * them; values is caller-owned, valid during the call). The host records the change for this
      * frame's timeline. Sets the value even if the target had none before.
      * MOTION_ERR_UNKNOWN_PROPERTY: id not interned. MOTION_ERR_INVALID_ARGUMENT: ctx or values NULL,
-     * count 0, or a non-finite value. MOTION_ERR_WRONG_THREAD.
+     * count outside 1...MOTION_PROPERTY_MAX_COMPONENTS, or a non-finite value. MOTION_ERR_WRONG_THREAD.
      */
     motion_status (*set_property)(motion_host_context *ctx, motion_property_id id, const double *values,
                                   uint32_t count);
@@ -461,6 +478,21 @@ typedef struct motion_host_v1 {
      */
     motion_status (*plan_value_json)(const char *plan_json, size_t length, const char *field, char *buffer,
                                      size_t capacity, size_t *length_out);
+
+    /**
+     * [scheduler-thread] Since ABI 1.1 (check struct_size with MOTION_STRUCT_HAS_FIELD). Applies `count`
+     * property writes in order, each exactly as set_property(w.ctx, w.property, w.values, w.count) would,
+     * in one call: a plugin that updates many performers in update_many may queue their writes and hand
+     * them over at once (before any other host call of its own that could observe them, and before
+     * update_many returns). writes: caller-owned array of `count` entries, valid during the call; count 0
+     * does nothing. A write that set_property would refuse (a NULL ctx, a ctx whose scheduler runs on
+     * another thread, an unknown id, a count outside 1...MOTION_PROPERTY_MAX_COMPONENTS, a non-finite
+     * value) is skipped; the writes after it are still applied.
+     * Returns MOTION_OK when every write was applied; otherwise the status set_property would have
+     * returned for the first skipped write, with *failed_index_out (when not NULL) set to its index.
+     * MOTION_ERR_INVALID_ARGUMENT also when writes is NULL and count > 0.
+     */
+    motion_status (*set_properties)(const motion_property_write *writes, size_t count, size_t *failed_index_out);
 } motion_host_v1;
 
 /* ============================================================================================== */
@@ -553,15 +585,34 @@ typedef struct motion_frame {
     double delta;         /**< Seconds since the previous frame (0 on frame 0); >= 0. */
 } motion_frame;
 
-/** The frames extension, plugin-owned, valid for the life of the process. */
+/**
+ * The frames extension, plugin-owned, valid for the life of the process.
+ *
+ * The host updates performers in one order (the order in which they first took a token). update is
+ * required; update_many (ABI 1.1) is optional and, when present, replaces update wherever several of
+ * the plugin's performers come one after another in that order, which is the common case: one call per
+ * plugin per frame instead of one per performer. A plugin that sets update_many must give it exactly
+ * the effect of calling update for each performer in turn.
+ */
 typedef struct motion_frames_v1 {
     uint32_t struct_size; /**< sizeof(motion_frames_v1) at the plugin's build. */
     /**
      * [scheduler-thread] Called once per frame for each performer of the plugin that holds at least
      * one is-active token at the start of that frame. The performer typically sets properties and,
      * when done, terminates its token (it then receives no more frames until it takes another).
+     * performer: as returned by create_performer. frame: host-owned, valid during the call only.
      */
     void (*update)(motion_performer *performer, const motion_frame *frame);
+    /**
+     * [scheduler-thread] Since ABI 1.1; optional: NULL (or a struct_size that does not cover it) makes
+     * the host call update per performer. Updates `count` (>= 1) performers for one frame, in the order
+     * given, as `count` calls of update would. performers: a host-owned array of `count` performers of
+     * this plugin, each holding at least one is-active token when the call begins, valid during the call
+     * only (copy nothing from it). frame: as for update. Inside the call each performer may set
+     * properties, emit transactions, and take or end tokens exactly as in update; a performer whose last
+     * token ends during the call (even by another performer's doing) is still updated in this call.
+     */
+    void (*update_many)(motion_performer *const *performers, size_t count, const motion_frame *frame);
 } motion_frames_v1;
 
 /* ============================================================================================== */

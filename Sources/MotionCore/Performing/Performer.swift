@@ -44,6 +44,33 @@ public protocol FrameUpdating: ContinuousPerforming {
     func update(frame: Frame)
 }
 
+/// Frame-updated performers that are cheaper to update many at a time than one by one: the performers
+/// of one plugin, whose updates cross a C ABI (`motion_frames_v1.update_many`).
+///
+/// The scheduler updates performers in one order. Where several members of one batch come one after
+/// another in that order, it calls ``update(_:frame:)`` once for all of them instead of calling each
+/// one's ``FrameUpdating/update(frame:)``; the order of updates is unchanged.
+///
+/// Thread rule: called on the scheduler's thread.
+public protocol FrameBatch: AnyObject {
+    /// Advances each member to `frame`, in the order given, as that many calls of
+    /// ``FrameUpdating/update(frame:)`` would.
+    /// - Parameters:
+    ///   - members: The members' ``BatchedFrameUpdating/frameBatchMember`` handles (at least one), each of a
+    ///     performer that held an is-active token when the call began; valid during the call only.
+    ///   - frame: The frame.
+    func update(_ members: UnsafeBufferPointer<OpaquePointer>, frame: Frame)
+}
+
+/// A frame-updated performer that can be updated together with others of its ``FrameBatch``.
+public protocol BatchedFrameUpdating: FrameUpdating {
+    /// The batch this performer is updated with, or `nil` to be updated alone. Read once, when the
+    /// scheduler creates the performer.
+    var frameBatch: (any FrameBatch)? { get }
+    /// What identifies this performer to its batch (for a plugin, its `motion_performer *`). Read once.
+    var frameBatchMember: OpaquePointer { get }
+}
+
 /// What a performer class's factory receives: the target the performer acts on, and the emitter and
 /// token generator the scheduler will hand the performer right after creation (R11). A factory may use
 /// them already (a plugin may emit or take a token inside `create_performer`).

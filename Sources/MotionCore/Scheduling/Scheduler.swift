@@ -37,6 +37,8 @@ public final class Scheduler {
     // and release per performer per frame.
     @exclusivity(unchecked) private var frameUpdaters: ContiguousArray<Unmanaged<PerformerRecord>> = []
     private var frameUpdatersNeedCompaction = false
+    /// The buffer ``advanceFrame(to:)`` collects a batch's members in, kept between frames.
+    private var spareBatchMembers: ContiguousArray<OpaquePointer> = []
     private var creating: PerformerKey?
     private var tokensDuringCreation: [IsActiveToken] = []
     private var nextFrameIndex = 0
@@ -448,11 +450,36 @@ public final class Scheduler {
         }
         // Performers may take or end tokens while updating; iterate the list as it was at the start.
         let updaters = frameUpdaters
-        for unmanaged in updaters {
-            unmanaged._withUnsafeGuaranteedRef { record in
-                if record.tokenCount > 0 { record.frameUpdater?.update(frame: frame) }
+        var batchMembers = spareBatchMembers
+        spareBatchMembers = []
+        updaters.withUnsafeBufferPointer { updaters in
+            var i = 0
+            while i < updaters.count {
+                updaters[i]._withUnsafeGuaranteedRef { record in
+                    i += 1
+                    guard record.tokenCount > 0 else { return }
+                    guard let batch = record.frameBatch, let member = record.frameBatchMember else {
+                        record.frameUpdater?.update(frame: frame)
+                        return
+                    }
+                    // A run of consecutive members of one batch: one call for all of them, in order.
+                    batchMembers.removeAll(keepingCapacity: true)
+                    batchMembers.append(member)
+                    let batchID = record.frameBatchID
+                    while i < updaters.count,
+                        updaters[i]._withUnsafeGuaranteedRef({ next in
+                            guard next.frameBatchID == batchID else { return false }
+                            if next.tokenCount > 0, let member = next.frameBatchMember { batchMembers.append(member) }
+                            return true
+                        })
+                    {
+                        i += 1
+                    }
+                    batchMembers.withUnsafeBufferPointer { batch.update($0, frame: frame) }
+                }
             }
         }
+        spareBatchMembers = batchMembers
         return errors
     }
 
@@ -475,6 +502,10 @@ private final class PerformerRecord {
     let performer: any Performer
     let named: (any NamedPlanPerforming)?
     let frameUpdater: (any FrameUpdating)?
+    let frameBatch: (any FrameBatch)?
+    let frameBatchMember: OpaquePointer?
+    /// The batch's identity, compared per performer per frame (`nil` when not batched).
+    let frameBatchID: ObjectIdentifier?
     let description: PerformerDescription
     var tokenCount = 0
     var isInUpdateList = false
@@ -484,6 +515,10 @@ private final class PerformerRecord {
         self.performer = performer
         self.named = performer as? any NamedPlanPerforming
         self.frameUpdater = performer as? any FrameUpdating
+        let batched = performer as? any BatchedFrameUpdating
+        self.frameBatch = batched?.frameBatch
+        self.frameBatchMember = batched?.frameBatchMember
+        self.frameBatchID = frameBatch.map { ObjectIdentifier($0) }
         self.description = PerformerDescription(target: key.target, className: className)
     }
 }

@@ -52,14 +52,23 @@ public struct PropertyValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A vector value from a buffer of 1 to 4 components (extra components are dropped; an empty buffer
-    /// gives the scalar 0). Not generic, so callers in other modules pay no generic dispatch per call.
+    /// gives the scalar 0). Not generic, and inlinable, so the plugin host's `set_property` builds one
+    /// with no call.
+    @inlinable
     public init(_ components: UnsafeBufferPointer<Double>) {
-        let n = Swift.min(components.count, Self.maximumCount)
-        count = Swift.max(n, 1)
-        if n > 0 { c0 = components[0] }
-        if n > 1 { c1 = components[1] }
-        if n > 2 { c2 = components[2] }
-        if n > 3 { c3 = components[3] }
+        let n = Swift.min(components.count, 4)
+        self.init(
+            count: Swift.max(n, 1), n > 0 ? components[0] : 0, n > 1 ? components[1] : 0, n > 2 ? components[2] : 0,
+            n > 3 ? components[3] : 0)
+    }
+
+    @usableFromInline
+    init(count: Int, _ c0: Double, _ c1: Double, _ c2: Double, _ c3: Double) {
+        self.count = count
+        self.c0 = c0
+        self.c1 = c1
+        self.c2 = c2
+        self.c3 = c3
     }
 
     /// A vector value from an array of 1 to 4 components; see ``init(_:)-(UnsafeBufferPointer<Double>)``.

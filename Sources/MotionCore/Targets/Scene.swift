@@ -30,6 +30,7 @@ public final class Scene {
         let id = PropertyID(rawValue: Int32(propertyNames.count))
         propertyIDs[name] = id
         propertyNames.append(name)
+        propertyCount = propertyNames.count
         return id
     }
 
@@ -37,8 +38,8 @@ public final class Scene {
     @inlinable
     public func hasProperty(_ id: PropertyID) -> Bool { id.rawValue >= 0 && Int(id.rawValue) < propertyCount }
 
-    /// How many property names the scene has interned.
-    @usableFromInline var propertyCount: Int { propertyNames.count }
+    /// How many property names the scene has interned (stored, so an inlined ``hasProperty(_:)`` reads a field).
+    @usableFromInline @exclusivity(unchecked) private(set) var propertyCount = 0
 
     /// The name of an interned property id, or `nil` if the id was never returned by this scene.
     public func propertyName(_ id: PropertyID) -> String? {

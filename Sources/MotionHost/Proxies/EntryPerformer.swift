@@ -7,7 +7,7 @@ import MotionCore
 /// ``HostContext``.
 ///
 /// Thread rule: the scheduler's thread, like every performer.
-final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpdating, DeviceMotionReceiving {
+final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFrameUpdating, DeviceMotionReceiving {
     let plugin: EntryPlugin
     let context: HostContext
     let performer: OpaquePointer
@@ -103,6 +103,11 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, FrameUpda
             struct_size: UInt32(MemoryLayout<motion_frame>.size), index: UInt64(frame.index), time: frame.time, delta: frame.delta)
         PluginCrashReport.calling(pluginName) { frameUpdate(performer, &cFrame) }
     }
+
+    /// The plugin: the scheduler updates consecutive performers of one plugin with one call
+    /// (``EntryPlugin/update(_:frame:)``).
+    var frameBatch: (any FrameBatch)? { frameUpdate == nil ? nil : plugin }
+    var frameBatchMember: OpaquePointer { performer }
 
     func receive(_ sample: UnsafePointer<motion_device_motion_sample>) {
         PluginCrashReport.calling(plugin.cName) { plugin.deviceMotion?.pointee.receive(performer, sample) }

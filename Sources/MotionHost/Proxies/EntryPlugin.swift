@@ -83,7 +83,9 @@ public final class EntryPlugin: @unchecked Sendable {
         self.pluginID = id
         self.abiVersion = plugin.abi_version
         var problems: [String] = []
-        self.frames = Self.extensionTable(plugin, MOTION_EXTENSION_FRAMES, \motion_frames_v1.update, problems: &problems)
+        let frames = Self.extensionTable(plugin, MOTION_EXTENSION_FRAMES, \motion_frames_v1.update, problems: &problems)
+        self.frames = frames
+        self.updateMany = structCovers(frames, \motion_frames_v1.update_many) ? frames?.pointee.update_many : nil
         self.deviceMotion = Self.extensionTable(
             plugin, MOTION_EXTENSION_DEVICE_MOTION, \motion_device_motion_v1.receive, problems: &problems)
         self.extensionProblems = problems
@@ -110,8 +112,36 @@ public final class EntryPlugin: @unchecked Sendable {
         return pointer
     }
 
+    /// The plugin's `motion_frames_v1.update_many` (ABI 1.1), when its struct covers it and it is not NULL.
+    let updateMany: (@convention(c) (UnsafePointer<OpaquePointer?>?, Int, UnsafePointer<motion_frame>?) -> Void)?
+
     /// Whether the plugin offers per-frame updates (`motion.frames/1`).
     public var hasFrames: Bool { frames != nil }
     /// Whether the plugin accepts device-motion samples (`motion.device-motion/1`).
     public var hasDeviceMotion: Bool { deviceMotion != nil }
+}
+
+extension EntryPlugin: FrameBatch {
+    /// Updates a run of this plugin's performers: one `update_many` call when the plugin has it, else
+    /// `update` per performer; either way under one ``PluginCrashReport`` mark.
+    public func update(_ members: UnsafeBufferPointer<OpaquePointer>, frame: Frame) {
+        guard let frames else { return }
+        var cFrame = motion_frame(
+            struct_size: UInt32(MemoryLayout<motion_frame>.size), index: UInt64(frame.index), time: frame.time, delta: frame.delta)
+        PluginCrashReport.calling(cName) {
+            if let updateMany {
+                members.withMemoryRebound(to: OpaquePointer?.self) { updateMany($0.baseAddress, $0.count, &cFrame) }
+            } else if let update = frames.pointee.update {
+                for member in members { update(member, &cFrame) }
+            }
+        }
+    }
+}
+
+/// Whether the struct at `pointer` (which begins with `uint32_t struct_size`) is large enough to hold the
+/// field at `field`, as the C header's `MOTION_STRUCT_HAS_FIELD` says.
+func structCovers<T, F>(_ pointer: UnsafePointer<T>?, _ field: KeyPath<T, F>) -> Bool {
+    guard let pointer, let offset = MemoryLayout<T>.offset(of: field) else { return false }
+    let size = UnsafeRawPointer(pointer).load(as: UInt32.self)
+    return Int(size) >= offset + MemoryLayout<F>.size
 }

@@ -25,7 +25,8 @@ enum HostInterface {
                 plan_number: hostPlanNumber,
                 plan_numbers: hostPlanNumbers,
                 plan_string: hostPlanString,
-                plan_value_json: hostPlanValueJSON))
+                plan_value_json: hostPlanValueJSON,
+                set_properties: hostSetProperties))
         return table
     }()
 }
@@ -113,14 +114,49 @@ private let hostGetProperty:
 
 private let hostSetProperty: @convention(c) (OpaquePointer?, motion_property_id, UnsafePointer<Double>?, UInt32) -> motion_status = {
     ctx, id, values, count in
-    guard let values, (1...4).contains(count) else { return MOTION_ERR_INVALID_ARGUMENT }
-    for i in 0..<Int(count) where !values[i].isFinite { return MOTION_ERR_INVALID_ARGUMENT }
-    return HostContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
-        guard context.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
+    guard let ctx else { return MOTION_ERR_INVALID_ARGUMENT }
+    return setProperty(ctx, id, values, count, thread: pthread_self())
+}
+
+private let hostSetProperties: @convention(c) (UnsafePointer<motion_property_write>?, Int, UnsafeMutablePointer<Int>?) -> motion_status = {
+    writes, count, failedIndexOut in
+    guard count > 0 else { return MOTION_OK }
+    guard let writes else {
+        failedIndexOut?.pointee = 0
+        return MOTION_ERR_INVALID_ARGUMENT
+    }
+    let thread = pthread_self()
+    var firstFailure = MOTION_OK
+    for index in 0..<count {
+        let status = withUnsafePointer(to: writes[index].values) { tuple in
+            tuple.withMemoryRebound(to: Double.self, capacity: Int(MOTION_PROPERTY_MAX_COMPONENTS)) { values in
+                guard let ctx = writes[index].ctx else { return MOTION_ERR_INVALID_ARGUMENT }
+                return setProperty(ctx, writes[index].property, values, writes[index].count, thread: thread)
+            }
+        }
+        if status != MOTION_OK, firstFailure == MOTION_OK {
+            firstFailure = status
+            failedIndexOut?.pointee = index
+        }
+    }
+    return firstFailure
+}
+
+/// One property write, as `set_property` and each entry of `set_properties` make it: every check the
+/// header promises (values, count, finiteness, thread, id), in the order of their cost, with the
+/// context and target borrowed. `thread` is the caller's `pthread_self()`, taken once per call.
+@inline(__always)
+private func setProperty(
+    _ ctx: OpaquePointer, _ id: motion_property_id, _ values: UnsafePointer<Double>?, _ count: UInt32, thread: pthread_t
+) -> motion_status {
+    guard let values, count &- 1 < UInt32(MOTION_PROPERTY_MAX_COMPONENTS) else { return MOTION_ERR_INVALID_ARGUMENT }
+    let buffer = UnsafeBufferPointer(start: values, count: Int(count))
+    for value in buffer where !value.isFinite { return MOTION_ERR_INVALID_ARGUMENT }
+    return Unmanaged<HostContext>.fromOpaque(UnsafeRawPointer(ctx))._withUnsafeGuaranteedRef { context in
+        guard context.schedulerThread == thread else { return MOTION_ERR_WRONG_THREAD }
         let property = PropertyID(rawValue: id)
-        guard id >= 0, context.withScene({ $0.hasProperty(property) }) else { return MOTION_ERR_UNKNOWN_PROPERTY }
-        let value = PropertyValue(UnsafeBufferPointer(start: values, count: Int(count)))
-        context.withTarget { $0.setValue(value, for: property) }
+        guard context.withScene({ $0.hasProperty(property) }) else { return MOTION_ERR_UNKNOWN_PROPERTY }
+        context.withTarget { $0.setValue(PropertyValue(buffer), for: property) }
         return MOTION_OK
     }
 }

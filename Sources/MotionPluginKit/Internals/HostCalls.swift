@@ -22,6 +22,12 @@ struct Host: @unchecked Sendable {
             >= MemoryLayout<motion_host_v1>.offset(of: \.plan_value_json)! + MemoryLayout<UnsafeRawPointer>.size
     }
 
+    /// Whether the host's struct covers `set_properties` (ABI 1.1).
+    var coversSetProperties: Bool {
+        Int(raw.pointee.struct_size)
+            >= MemoryLayout<motion_host_v1>.offset(of: \.set_properties)! + MemoryLayout<UnsafeRawPointer>.size
+    }
+
     /// Whether at least the `log` field is covered (so a refusal can be explained).
     var coversLog: Bool {
         Int(raw.pointee.struct_size)

@@ -252,6 +252,26 @@ func sdkUpdate(_ performer: OpaquePointer?, _ frame: UnsafePointer<motion_frame>
     }
 }
 
+func sdkUpdateMany(_ performers: UnsafePointer<OpaquePointer?>?, _ count: Int, _ frame: UnsafePointer<motion_frame>?) {
+    guard let performers, let frame else { return }
+    let value = readCovered(frame, zero: motion_frame())
+    let swiftFrame = Frame(index: value.index, time: value.time, delta: value.delta)
+    let members = UnsafeBufferPointer(start: performers, count: count)
+    guard let first = members.first.flatMap({ $0 }) else { return }
+    // The performers' property writes go to the host in one set_properties call (ABI 1.1 hosts).
+    let queue = PropertyWriteQueue(host: PerformerBox.from(first).context.host)
+    let pending = queue.map { Unmanaged.passUnretained($0) }
+    for performer in members {
+        guard let performer else { continue }
+        Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(performer))._withUnsafeGuaranteedRef { box in
+            box.context.pendingWrites = pending
+            box.frameUpdating?.update(frame: swiftFrame)
+            box.context.pendingWrites = nil
+        }
+    }
+    withExtendedLifetime(queue) { queue?.flush() }
+}
+
 func sdkReceive(_ performer: OpaquePointer?, _ sample: UnsafePointer<motion_device_motion_sample>?) {
     guard let performer, let sample else { return }
     guard let target = PerformerBox.from(performer).deviceMotionReceiving else { return }

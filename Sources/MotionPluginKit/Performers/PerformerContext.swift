@@ -47,6 +47,13 @@ public final class PerformerContext: Sendable {
     let host: Host
     let handle: ContextHandle
     private let schedulerThread: pthread_t
+    /// The host's `set_property`, copied once: the per-frame path calls it with no other lookup.
+    private let setPropertyFunction: @convention(c) (OpaquePointer?, Int32, UnsafePointer<Double>?, UInt32) -> motion_status
+    /// Where property writes go while `update_many` updates this performer (set and cleared around its
+    /// update on the scheduler thread, read only there), or `nil` to call `set_property` per write.
+    /// Unmanaged: `update_many` keeps the queue alive around the update, and this path must not count
+    /// references per write.
+    nonisolated(unsafe) var pendingWrites: Unmanaged<PropertyWriteQueue>?
     /// Bit 62: destroyed. Bits 0..<62: calls in flight from threads other than the scheduler's.
     private let state = Atomic<Int>(0)
     private static let destroyedBit = 1 << 62
@@ -57,6 +64,7 @@ public final class PerformerContext: Sendable {
         self.targetName = targetName
         self.pluginID = pluginID
         self.schedulerThread = pthread_self()
+        self.setPropertyFunction = host.raw.pointee.set_property ?? { _, _, _, _ in MOTION_ERR_INTERNAL }
     }
 
     /// Whether the performer has been destroyed (every call now fails with `.schedulerGone`).
@@ -67,6 +75,8 @@ public final class PerformerContext: Sendable {
         if pthread_self() == schedulerThread {  // pthread_t is an integer on Linux
             // Destruction happens on this thread too, so it cannot race with this call.
             guard !isDestroyed else { throw Self.goneError }
+            // Queued writes first, so that the host sees them before whatever this call does.
+            pendingWrites?._withUnsafeGuaranteedRef { $0.flush() }
             return body(handle)
         }
         var current = state.load(ordering: .acquiring)
@@ -200,8 +210,23 @@ public final class PerformerContext: Sendable {
         guard !values.isEmpty else {
             throw PluginError(.invalidArgument, "no values for property \(property.rawValue). To fix, pass 1 or more.")
         }
-        let status = try withLiveContext { handle in
-            values.withUnsafeBufferPointer { host.setProperty(handle, property.rawValue, $0) }
+        let status: motion_status
+        if pthread_self() == schedulerThread, state.load(ordering: .relaxed) & Self.destroyedBit == 0 {
+            // The per-frame path. Destruction happens on this thread too, so it cannot race with the call.
+            if let queue = pendingWrites {
+                try values.withUnsafeBufferPointer { values throws(PluginError) in
+                    try Self.checkQueueable(values, property)
+                    queue._withUnsafeGuaranteedRef { $0.append(handle.raw, property.rawValue, values) }
+                }
+                return
+            }
+            status = values.withUnsafeBufferPointer {
+                setPropertyFunction(handle.raw, property.rawValue, $0.baseAddress, UInt32(clamping: $0.count))
+            }
+        } else {
+            status = try withLiveContext { handle in
+                values.withUnsafeBufferPointer { host.setProperty(handle, property.rawValue, $0) }
+            }
         }
         guard status == MOTION_OK else {
             throw PluginError(
@@ -216,6 +241,14 @@ public final class PerformerContext: Sendable {
     /// - Throws: as `setValue(_:of:)` for an array.
     public func setValue(_ value: Double, of property: PropertyID) throws(PluginError) {
         var scalar = value
+        if let queue = pendingWrites, pthread_self() == schedulerThread, !isDestroyed {
+            try withUnsafePointer(to: &scalar) { pointer throws(PluginError) in
+                let values = UnsafeBufferPointer(start: pointer, count: 1)
+                try Self.checkQueueable(values, property)
+                queue._withUnsafeGuaranteedRef { $0.append(handle.raw, property.rawValue, values) }
+            }
+            return
+        }
         let status = try withLiveContext { handle in
             withUnsafePointer(to: &scalar) {
                 host.setProperty(handle, property.rawValue, UnsafeBufferPointer(start: $0, count: 1))
@@ -224,6 +257,19 @@ public final class PerformerContext: Sendable {
         guard status == MOTION_OK else {
             throw PluginError(
                 PluginError.Code(rawValue: status), "cannot set property \(property.rawValue) of \(targetName).")
+        }
+    }
+
+    /// What the host's `set_property` would refuse of these values, checked before a write is queued
+    /// (a queued write's refusal could not be reported to the caller): 1 to 4 finite components.
+    @inline(__always)
+    private static func checkQueueable(_ values: UnsafeBufferPointer<Double>, _ property: PropertyID) throws(PluginError) {
+        var finite = values.count <= Int(MOTION_PROPERTY_MAX_COMPONENTS)
+        for value in values { finite = finite && value.isFinite }
+        guard finite else {
+            throw PluginError(
+                .invalidArgument,
+                "property \(property.rawValue) takes 1 to \(MOTION_PROPERTY_MAX_COMPONENTS) finite values, got \(Array(values)).")
         }
     }
 

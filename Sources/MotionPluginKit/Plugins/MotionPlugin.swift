@@ -176,7 +176,7 @@ final class ExportedPlugin: @unchecked Sendable {
             frames = .allocate(capacity: 1)
             frames?.initialize(
                 to: motion_frames_v1(
-                    struct_size: UInt32(MemoryLayout<motion_frames_v1>.size), update: sdkUpdate))
+                    struct_size: UInt32(MemoryLayout<motion_frames_v1>.size), update: sdkUpdate, update_many: sdkUpdateMany))
         } else {
             frames = nil
         }

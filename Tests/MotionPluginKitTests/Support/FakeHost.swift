@@ -73,19 +73,7 @@ enum FakeHost {
                     for (index, value) in stored.enumerated() { values[index] = value }
                     return MOTION_OK
                 },
-                set_property: { context, id, values, count in
-                    guard let context = FakeContext.from(context), let values, count > 0 else {
-                        return MOTION_ERR_INVALID_ARGUMENT
-                    }
-                    guard FakeHost.name(of: id) != nil else { return MOTION_ERR_UNKNOWN_PROPERTY }
-                    let copied = Array(UnsafeBufferPointer(start: values, count: Int(count)))
-                    guard copied.allSatisfy(\.isFinite) else { return MOTION_ERR_INVALID_ARGUMENT }
-                    context.state.withLock {
-                        $0.properties[id] = copied
-                        $0.writes += 1
-                    }
-                    return MOTION_OK
-                },
+                set_property: { context, id, values, count in FakeHost.setProperty(context, id, values, count) },
                 target_name: { context in
                     guard let context = FakeContext.from(context) else { return UnsafePointer(FakeHost.emptyName) }
                     return UnsafePointer(context.cTargetName.pointer)
@@ -130,10 +118,49 @@ enum FakeHost {
                         return MOTION_ERR_INVALID_PLAN
                     }
                     return FakePlanFields.copy(Array(data), buffer, capacity, lengthOut)
+                },
+                set_properties: { writes, count, failedIndexOut in
+                    FakeHost.setPropertiesCalls.add(1, ordering: .relaxed)
+                    guard count > 0 else { return MOTION_OK }
+                    guard let writes else { return MOTION_ERR_INVALID_ARGUMENT }
+                    var first = MOTION_OK
+                    for index in 0..<count {
+                        var write = writes[index]
+                        let status = withUnsafePointer(to: &write.values) { tuple in
+                            tuple.withMemoryRebound(to: Double.self, capacity: 4) { values in
+                                FakeHost.setProperty(write.ctx, write.property, values, write.count, batched: true)
+                            }
+                        }
+                        if status != MOTION_OK, first == MOTION_OK {
+                            first = status
+                            failedIndexOut?.pointee = index
+                        }
+                    }
+                    return first
                 }))
         return Interface(pointer: UnsafePointer(host))
     }()
 
+    /// `set_property` and each write of `set_properties`: checks as the real host does, then records.
+    static func setProperty(
+        _ context: OpaquePointer?, _ id: Int32, _ values: UnsafePointer<Double>?, _ count: UInt32, batched: Bool = false
+    ) -> motion_status {
+        guard let context = FakeContext.from(context), let values, (1...4).contains(count) else {
+            return MOTION_ERR_INVALID_ARGUMENT
+        }
+        guard FakeHost.name(of: id) != nil else { return MOTION_ERR_UNKNOWN_PROPERTY }
+        let copied = Array(UnsafeBufferPointer(start: values, count: Int(count)))
+        guard copied.allSatisfy(\.isFinite) else { return MOTION_ERR_INVALID_ARGUMENT }
+        context.state.withLock {
+            $0.properties[id] = copied
+            $0.writes += 1
+            if batched { $0.batchedWrites += 1 }
+        }
+        return MOTION_OK
+    }
+
+    /// How many times a plugin called `set_properties` in this process.
+    static let setPropertiesCalls = Atomic<Int>(0)
     static let logLines = Mutex<[(Int32, String)]>([])
     static let nextToken = Atomic<UInt64>(0)
     private static let names = Mutex<[String]>([])
@@ -168,6 +195,8 @@ final class FakeContext: Sendable {
         var repeatedTerminates = 0
         var emitted: [String] = []
         var writes = 0
+        /// Of `writes`, those that came through `set_properties`.
+        var batchedWrites = 0
         var isDestroyed = false
         var usesAfterDestroy = 0
     }

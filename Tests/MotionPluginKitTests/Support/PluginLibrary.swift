@@ -138,6 +138,14 @@ struct Plugin: @unchecked Sendable {
             struct_size: UInt32(MemoryLayout<motion_frame>.size), index: index, time: time, delta: delta)
         frames?.pointee.update(performer, &frame)
     }
+
+    /// `motion_frames_v1.update_many` for `performers`, in order (ABI 1.1).
+    func updateMany(_ performers: [OpaquePointer], index: UInt64, time: Double, delta: Double) {
+        var frame = motion_frame(
+            struct_size: UInt32(MemoryLayout<motion_frame>.size), index: index, time: time, delta: delta)
+        let members: [OpaquePointer?] = performers
+        members.withUnsafeBufferPointer { frames?.pointee.update_many?($0.baseAddress, $0.count, &frame) }
+    }
 }
 
 func makeError() -> motion_error {

@@ -1,0 +1,87 @@
+import MotionCore
+import Testing
+
+/// The scheduler's frame batches (``FrameBatch``): consecutive members of one batch are updated with one
+/// call, in the scheduler's update order, and only while they hold a token.
+@Suite("Frame batches")
+struct FrameBatchTests {
+    /// Logs each batch call with its members' names.
+    final class Batch: FrameBatch {
+        let name: String
+        let log: Log
+        init(_ name: String, log: Log) {
+            self.name = name
+            self.log = log
+        }
+        func update(_ members: UnsafeBufferPointer<OpaquePointer>, frame: Frame) {
+            let names = members.map { Unmanaged<Member>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue().target }
+            log.lines.append("\(name) \(names.joined(separator: " ")) @\(frame.index)")
+        }
+    }
+
+    final class Log { var lines: [String] = [] }
+
+    /// Takes a token on "Go", ends it on "Stop"; updated through its batch (or alone when it has none).
+    final class Member: BatchedFrameUpdating {
+        let target: String
+        let frameBatch: (any FrameBatch)?
+        let log: Log
+        var generator: IsActiveTokenGenerator?
+        var token: IsActiveToken?
+        init(target: String, batch: Batch?, log: Log) {
+            self.target = target
+            self.frameBatch = batch
+            self.log = log
+        }
+        var frameBatchMember: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
+        func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { self.generator = generator }
+        func addPlan(_ plan: Plan) throws {
+            if plan.type == "Stop" {
+                try token?.terminate()
+                token = nil
+            } else if token == nil {
+                token = generator?.generate()
+            }
+        }
+        func update(frame: Frame) { log.lines.append("alone \(target) @\(frame.index)") }
+    }
+
+    let log = Log()
+    let scheduler: Scheduler
+
+    init() {
+        let log = self.log
+        let x = Batch("X", log: log)
+        let y = Batch("Y", log: log)
+        let registry = InProcessRegistry()
+        // Which batch a target's performer joins: X for a-d, Y for e, none for s.
+        let batches: [String: Batch] = ["a": x, "b": x, "c": x, "d": x, "e": y]
+        registry.register(planTypes: ["Go", "Stop"], className: "Member") { context in
+            Member(target: context.target.id.name, batch: batches[context.target.id.name], log: log)
+        }
+        scheduler = Scheduler(scene: Scene(targets: ["a", "b", "s", "c", "d", "e"]), registry: registry)
+    }
+
+    func commit(_ type: String, _ targets: String...) throws {
+        var transaction = Transaction()
+        for target in targets { transaction.add(Plan(type: type), to: TargetID(target)) }
+        try scheduler.commit(transaction)
+    }
+
+    @Test("consecutive members of one batch share one call; other performers keep their place in the order")
+    func runsAreBatchedInOrder() throws {
+        try commit("Go", "a", "b", "s", "c", "d", "e")
+        scheduler.advanceFrame(to: 0)
+        #expect(log.lines == ["X a b @0", "alone s @0", "X c d @0", "Y e @0"])
+    }
+
+    @Test("a member without a token is left out of its run, and a run with none makes no call")
+    func tokenlessMembersAreSkipped() throws {
+        try commit("Go", "a", "b", "s", "c", "d")
+        try commit("Stop", "a")
+        scheduler.advanceFrame(to: 0)
+        try commit("Stop", "c", "d")
+        scheduler.advanceFrame(to: 1)
+        #expect(log.lines == ["X b @0", "alone s @0", "X c d @0", "X b @1", "alone s @1"])
+    }
+}
