@@ -26,19 +26,26 @@ final class PropertyWriteQueue {
 
     deinit { writes.deallocate() }
 
-    /// Queues what `set_property(ctx, property, values, count)` would do. The caller has checked the
-    /// values (1 to 4, finite) and the id comes from `property_id`, so the host has no reason to refuse it.
+    /// Queues what `set_property(ctx, property, values, count)` would do, when the host would take it:
+    /// 1 to 4 finite values (the id comes from `property_id`). Returns `false`, queuing nothing, otherwise.
     @inline(__always)
-    func append(_ ctx: OpaquePointer, _ property: Int32, _ values: UnsafeBufferPointer<Double>) {
+    func append(_ ctx: OpaquePointer, _ property: Int32, _ values: UnsafeBufferPointer<Double>) -> Bool {
+        let n = values.count
+        guard UInt(bitPattern: n &- 1) < UInt(MOTION_PROPERTY_MAX_COMPONENTS), let p = values.baseAddress else { return false }
+        let v0 = p[0]
+        let v1 = n > 1 ? p[1] : 0
+        let v2 = n > 2 ? p[2] : 0
+        let v3 = n > 3 ? p[3] : 0
+        // x - x is 0 for a finite x and NaN for an infinity or a NaN: one comparison for all four.
+        guard (v0 - v0) + (v1 - v1) + (v2 - v2) + (v3 - v3) == 0 else { return false }
         if count == Self.capacity { flush() }
         let write = writes + count
         write.pointee.ctx = ctx
         write.pointee.property = property
-        write.pointee.count = UInt32(truncatingIfNeeded: values.count)
-        // 1 to 4 components (checked by the caller): element by element, no memcpy call.
-        let n = values.count
-        write.pointee.values = (values[0], n > 1 ? values[1] : 0, n > 2 ? values[2] : 0, n > 3 ? values[3] : 0)
+        write.pointee.count = UInt32(truncatingIfNeeded: n)
+        write.pointee.values = (v0, v1, v2, v3)
         count += 1
+        return true
     }
 
     /// Hands every queued write to the host, in order. A write the host skips is logged (it cannot

@@ -207,19 +207,21 @@ public final class PerformerContext: Sendable {
     /// - Throws: `.unknownProperty`, `.invalidArgument` (empty or non-finite values), `.wrongThread`,
     ///   `.schedulerGone`.
     public func setValue(_ values: [Double], of property: PropertyID) throws(PluginError) {
+        if let queue = pendingWrites, pthread_self() == schedulerThread {
+            // Inside update_many, which the host calls on the scheduler thread: this performer is being
+            // updated, so it is live. Queue the write; the host gets the whole queue in one call.
+            let queued = values.withUnsafeBufferPointer { values in
+                queue._withUnsafeGuaranteedRef { $0.append(handle.raw, property.rawValue, values) }
+            }
+            if queued { return }
+            throw Self.unqueueable(values, property)
+        }
         guard !values.isEmpty else {
             throw PluginError(.invalidArgument, "no values for property \(property.rawValue). To fix, pass 1 or more.")
         }
         let status: motion_status
         if pthread_self() == schedulerThread, state.load(ordering: .relaxed) & Self.destroyedBit == 0 {
-            // The per-frame path. Destruction happens on this thread too, so it cannot race with the call.
-            if let queue = pendingWrites {
-                try values.withUnsafeBufferPointer { values throws(PluginError) in
-                    try Self.checkQueueable(values, property)
-                    queue._withUnsafeGuaranteedRef { $0.append(handle.raw, property.rawValue, values) }
-                }
-                return
-            }
+            // Destruction happens on this thread too, so it cannot race with this call.
             status = values.withUnsafeBufferPointer {
                 setPropertyFunction(handle.raw, property.rawValue, $0.baseAddress, UInt32(clamping: $0.count))
             }
@@ -241,13 +243,13 @@ public final class PerformerContext: Sendable {
     /// - Throws: as `setValue(_:of:)` for an array.
     public func setValue(_ value: Double, of property: PropertyID) throws(PluginError) {
         var scalar = value
-        if let queue = pendingWrites, pthread_self() == schedulerThread, !isDestroyed {
-            try withUnsafePointer(to: &scalar) { pointer throws(PluginError) in
-                let values = UnsafeBufferPointer(start: pointer, count: 1)
-                try Self.checkQueueable(values, property)
-                queue._withUnsafeGuaranteedRef { $0.append(handle.raw, property.rawValue, values) }
+        if let queue = pendingWrites, pthread_self() == schedulerThread {
+            // As in setValue(_:of:) for an array.
+            let queued = withUnsafePointer(to: &scalar) { pointer in
+                queue._withUnsafeGuaranteedRef { $0.append(handle.raw, property.rawValue, UnsafeBufferPointer(start: pointer, count: 1)) }
             }
-            return
+            if queued { return }
+            throw Self.unqueueable([value], property)
         }
         let status = try withLiveContext { handle in
             withUnsafePointer(to: &scalar) {
@@ -260,17 +262,11 @@ public final class PerformerContext: Sendable {
         }
     }
 
-    /// What the host's `set_property` would refuse of these values, checked before a write is queued
-    /// (a queued write's refusal could not be reported to the caller): 1 to 4 finite components.
-    @inline(__always)
-    private static func checkQueueable(_ values: UnsafeBufferPointer<Double>, _ property: PropertyID) throws(PluginError) {
-        var finite = values.count <= Int(MOTION_PROPERTY_MAX_COMPONENTS)
-        for value in values { finite = finite && value.isFinite }
-        guard finite else {
-            throw PluginError(
-                .invalidArgument,
-                "property \(property.rawValue) takes 1 to \(MOTION_PROPERTY_MAX_COMPONENTS) finite values, got \(Array(values)).")
-        }
+    /// The error for values a queued write cannot take (what the host's `set_property` would refuse).
+    private static func unqueueable(_ values: [Double], _ property: PropertyID) -> PluginError {
+        PluginError(
+            .invalidArgument,
+            "property \(property.rawValue) takes 1 to \(MOTION_PROPERTY_MAX_COMPONENTS) finite values, got \(values).")
     }
 
     // MARK: Log
