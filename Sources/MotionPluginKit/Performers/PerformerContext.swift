@@ -39,23 +39,26 @@ public struct PropertyID: Hashable, Sendable {
 /// `.schedulerGone` instead of touching the host's freed context: the SDK waits for calls in flight on
 /// other threads before it lets the host free it.
 public final class PerformerContext: Sendable {
-    /// The name of the performer's target.
-    public let targetName: String
-    /// The plugin's id, e.g. `"org.motion.tweenkit"`.
-    public let pluginID: String
+    // The fields a frame's property write reads come first, so that they share the object's first
+    // cache line (Swift lays out a class's stored properties in declaration order).
 
-    let host: Host
-    let handle: ContextHandle
-    private let schedulerThread: pthread_t
-    /// The host's `set_property`, copied once: the per-frame path calls it with no other lookup.
-    private let setPropertyFunction: @convention(c) (OpaquePointer?, Int32, UnsafePointer<Double>?, UInt32) -> motion_status
     /// Where property writes go while `update_many` updates this performer (set and cleared around its
     /// update on the scheduler thread, read only there), or `nil` to call `set_property` per write.
     /// Unmanaged: `update_many` keeps the queue alive around the update, and this path must not count
     /// references per write.
     nonisolated(unsafe) var pendingWrites: Unmanaged<PropertyWriteQueue>?
+    private let schedulerThread: pthread_t
+    let handle: ContextHandle
     /// Bit 62: destroyed. Bits 0..<62: calls in flight from threads other than the scheduler's.
     private let state = Atomic<Int>(0)
+    /// The host's `set_property`, copied once: the per-write path calls it with no other lookup.
+    private let setPropertyFunction: @convention(c) (OpaquePointer?, Int32, UnsafePointer<Double>?, UInt32) -> motion_status
+    let host: Host
+
+    /// The name of the performer's target.
+    public let targetName: String
+    /// The plugin's id, e.g. `"org.motion.tweenkit"`.
+    public let pluginID: String
     private static let destroyedBit = 1 << 62
 
     init(host: Host, handle: ContextHandle, targetName: String, pluginID: String) {
