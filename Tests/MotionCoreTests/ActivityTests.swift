@@ -34,6 +34,17 @@ struct ActivityTests {
         #expect(h.scheduler.isActive)
     }
 
+    @Test func tokenHoldersNameThePerformersThatKeepTheSchedulerActive() throws {  // R30
+        let h = Harness()
+        try h.commit {
+            $0.add(plan("HoldTokens", ["count": 2]), to: "b")
+            $0.add(plan("Record"), to: "a")
+            $0.add(plan("HoldTokens", ["count": 1]), to: "a")
+        }
+        #expect(h.scheduler.tokenHolders.map { "\($0.performer) \($0.tokens)" } == ["TokenPerformer@b 2", "TokenPerformer@a 1"])
+        #expect(h.scheduler.outstandingTokenCount == 3)
+    }
+
     @Test func activeWhileAnyTokenOfAnyPerformerOnAnyTargetIsOutstanding() throws {  // R31
         let h = Harness()
         try h.commit {

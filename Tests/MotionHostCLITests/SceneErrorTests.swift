@@ -106,7 +106,7 @@ struct SceneErrorTests {
         #expect(result.status == 1)
         #expect(
             result.standardError.hasPrefix(
-                "error: never-idle.json: $.maximumDuration: the run was not idle by the safety limit of 0.5 s (1 is-active token still held)."
+                "error: never-idle.json: $.maximumDuration: the run was not idle by the safety limit of 0.5 s (1 is-active token still held, by TokenPerformer@card)."
             ))
         let summary = try #require(try result.jsonLines().last?["summary"] as? [String: Any])
         #expect(summary["stoppedBecause"] as? String == "safetyLimit")

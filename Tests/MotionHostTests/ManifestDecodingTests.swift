@@ -64,6 +64,10 @@ private let fieldsPath = "$.performers[0].plans[0].fields"
         ),
         BadManifest([.key("abiVersion")], 1.0, "$.abiVersion: expected a string \"MAJOR.MINOR\"; found 1", .wrongType),
         BadManifest(
+            [.key("abiVersion")], "2.0",
+            "$.abiVersion: expected ABI 1.x, the major this host speaks (1.1); found \"2.0\". To fix, use a build of the plugin for ABI 1",
+            .invalidValue),
+        BadManifest(
             [.key("library")], "/usr/lib/libtween.so",
             "$.library: expected a file name or a relative path inside the manifest's folder; found \"/usr/lib/libtween.so\", which is absolute",
             .invalidValue),

@@ -80,6 +80,12 @@ public final class Scheduler {
     /// The number of outstanding is-active tokens.
     public var outstandingTokenCount: Int { activeTokenCount }
 
+    /// The performers that hold outstanding is-active tokens, in creation order, each with how many it
+    /// holds (to say who keeps a scheduler active).
+    public var tokenHolders: [(performer: PerformerDescription, tokens: Int)] {
+        performerOrder.filter { $0.tokenCount > 0 }.map { ($0.description, $0.tokenCount) }
+    }
+
     /// Adds an activity observer; adding one already added changes nothing (R38). The scheduler holds
     /// it strongly until it is removed.
     public func addActivityObserver(_ observer: any ActivityObserver) {

@@ -1,3 +1,4 @@
+import CMotionABI
 import Foundation
 import MotionCore
 
@@ -93,6 +94,12 @@ struct ManifestDecoder {
                 throw r.fail(
                     .invalidValue,
                     "expected \"MAJOR.MINOR\" of motion_plugin.h, such as \"1.0\"; found \(node.found)")
+            }
+            // Another major cannot load here (motion_plugin.h, "Versioning"): say so before any library is opened.
+            guard abi.major == Int(MOTION_ABI_VERSION_MAJOR) else {
+                throw r.fail(
+                    .invalidValue,
+                    "expected ABI \(MOTION_ABI_VERSION_MAJOR).x, the major this host speaks (\(MOTION_ABI_VERSION_MAJOR).\(MOTION_ABI_VERSION_MINOR)); found \(node.found). To fix, use a build of the plugin for ABI \(MOTION_ABI_VERSION_MAJOR)")
             }
             return abi
         }

@@ -98,7 +98,8 @@ final class SceneRunner {
                 let reason =
                     remaining > 0
                     ? "\(remaining) transaction\(remaining == 1 ? "" : "s") not yet committed"
-                    : "\(scheduler.outstandingTokenCount) is-active token\(scheduler.outstandingTokenCount == 1 ? "" : "s") still held"
+                    : "\(scheduler.outstandingTokenCount) is-active token\(scheduler.outstandingTokenCount == 1 ? "" : "s") still held, by "
+                        + scheduler.tokenHolders.map { "\($0.performer)" + ($0.tokens > 1 ? " (\($0.tokens))" : "") }.joined(separator: ", ")
                 throw fail(
                     MotionHostError(
                         .safetyLimit, file: document.path,

@@ -1,7 +1,8 @@
 /*
  * A plugin built "against ABI 2.0": its entry accepts any host and returns an interface whose
  * abi_version is 2.0, so the host must refuse it naming both versions.
- * Manifest: Tests/Fixtures/plugins/wrong-abi-major.json (which claims "abiVersion": "2.0").
+ * Manifest: Tests/Fixtures/plugins/wrong-abi-major.json, which claims "abiVersion": "1.0" (a manifest
+ * claiming 2.0 is refused before the library is opened), so the library's own answer is what is refused.
  */
 #include <motion_plugin.h>
 
