@@ -18,7 +18,8 @@ enum PlansInFlight {
     }
 
     private final class ThreadStack {
-        var entries: [Entry] = []
+        // One thread's own stack, used only by that thread and never re-entrantly within one access.
+        @exclusivity(unchecked) var entries: [Entry] = []
     }
 
     private static let key: pthread_key_t = {

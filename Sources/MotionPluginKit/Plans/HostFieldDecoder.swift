@@ -23,10 +23,13 @@ struct HostPlanFields {
     let length: Int
 
     /// `plan_number`: a number field, or `nil` (absent, or not a number).
+    // Field names go across with withCString, which lends a native string's own bytes (no copy into a
+    // new array, as the implicit String-to-pointer conversion inside a closure makes).
+
     func number(_ field: String) -> Double? {
         guard let read = host.raw.pointee.plan_number else { return nil }
         var value = 0.0
-        return read(json, length, field, &value) == MOTION_OK ? value : nil
+        return field.withCString { read(json, length, $0, &value) } == MOTION_OK ? value : nil
     }
 
     /// `plan_numbers`: a vector field of up to 16 numbers, or `nil`.
@@ -34,7 +37,7 @@ struct HostPlanFields {
         guard let read = host.raw.pointee.plan_numbers else { return nil }
         return withUnsafeTemporaryAllocation(of: Double.self, capacity: 16) { values -> [Double]? in
             var count: UInt32 = 0
-            guard read(json, length, field, values.baseAddress, 16, &count) == MOTION_OK else { return nil }
+            guard field.withCString({ read(json, length, $0, values.baseAddress, 16, &count) }) == MOTION_OK else { return nil }
             return Array(values.prefix(Int(count)))
         }
     }
@@ -42,13 +45,17 @@ struct HostPlanFields {
     /// `plan_string`: a string field, or `nil`.
     func string(_ field: String) -> String? {
         guard let read = host.raw.pointee.plan_string else { return nil }
-        return readText { buffer, capacity, length in read(json, self.length, field, buffer, capacity, &length) }
+        return field.withCString { name in
+            readText { buffer, capacity, length in read(json, self.length, name, buffer, capacity, &length) }
+        }
     }
 
     /// `plan_value_json`: a field's value as JSON text, or `nil` when absent.
     func valueJSON(_ field: String) -> String? {
         guard let read = host.raw.pointee.plan_value_json else { return nil }
-        return readText { buffer, capacity, length in read(json, self.length, field, buffer, capacity, &length) }
+        return field.withCString { name in
+            readText { buffer, capacity, length in read(json, self.length, name, buffer, capacity, &length) }
+        }
     }
 
     /// Calls a host function that copies text into a buffer (on the stack; on the heap only when the
@@ -74,7 +81,7 @@ struct HostPlanFields {
     func contains(_ field: String) -> Bool {
         guard let read = host.raw.pointee.plan_value_json else { return false }
         var length = 0
-        return read(json, self.length, field, nil, 0, &length) != MOTION_ERR_INVALID_PLAN
+        return field.withCString { read(json, self.length, $0, nil, 0, &length) } != MOTION_ERR_INVALID_PLAN
     }
 
     /// A field's value parsed into `PlanJSON` (for nested values), or `nil` when absent.
