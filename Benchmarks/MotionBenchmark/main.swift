@@ -2,7 +2,7 @@
 // From the repository root:
 //     swift build -c release && .build/release/motion-benchmark
 // One measurement alone, for a profiler (perf record …):
-//     motion-benchmark --profile-tweens [COUNT] [in-process|plugin|both]   frame tick of running Tweens
+//     motion-benchmark --profile-tweens [COUNT] [in-process|plugin|both|alternating]   frame tick of running Tweens
 //     motion-benchmark --profile-plans                                     Tween plans committed to TweenKit
 import Foundation
 import MotionCore
@@ -16,6 +16,11 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--profile-twee
     let arguments = CommandLine.arguments
     let count = arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000
     let side = arguments.count > 3 ? arguments[3] : "both"
+    if side == "alternating" {
+        let costs = try PluginBenchmarks.tweenFrameCosts(registries: [PluginBenchmarks.inProcessTweens(), try PluginBenchmarks.makeHost()], performers: count)
+        print("in-process", costs[0], "plugin", costs[1], "ratio", costs[1] / costs[0])
+        exit(0)
+    }
     if side != "plugin" { print("in-process", try PluginBenchmarks.tweenFrameCost(registry: PluginBenchmarks.inProcessTweens(), performers: count)) }
     if side != "in-process" { print("plugin", try PluginBenchmarks.tweenFrameCost(registry: try PluginBenchmarks.makeHost(), performers: count)) }
     exit(0)
