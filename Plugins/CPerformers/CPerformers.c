@@ -273,7 +273,16 @@ static void update(motion_performer *handle, const motion_frame *frame) {
     if (p->nudge_count == 0) release_token(p);
 }
 
-static const motion_frames_v1 g_frames = {sizeof(motion_frames_v1), update};
+/* ABI 1.1: the host updates a run of this plugin's performers with one call. It must have the effect of
+ * update for each in turn, which is simplest to give exactly that way. (A plugin that also queues its
+ * property writes for host->set_properties must hand the queue over before any other host call, such as
+ * the get_property in update, and before returning.) */
+static void update_many(motion_performer *const *performers, size_t count, const motion_frame *frame) {
+    if (performers == NULL) return;
+    for (size_t i = 0; i < count; i++) update(performers[i], frame);
+}
+
+static const motion_frames_v1 g_frames = {sizeof(motion_frames_v1), update, update_many};
 
 static const void *get_extension(const char *extension_id) {
     if (extension_id != NULL && strcmp(extension_id, MOTION_EXTENSION_FRAMES) == 0) return &g_frames;

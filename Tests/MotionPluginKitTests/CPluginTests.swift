@@ -27,6 +27,25 @@ struct CPluginTests {
         #expect(context.terminatedTokenCount == 1)
     }
 
+    @Test("update_many (ABI 1.1) moves several Nudgers in one call as update would one by one")
+    func nudgeMany() throws {
+        let plugin = try #require(try PluginLibrary.open("CPerformers").callEntry())
+        #expect(plugin.frames?.pointee.update_many != nil)
+        let contexts = [FakeContext(target: "nudge-many-0"), FakeContext(target: "nudge-many-1")]
+        let performers = try contexts.map { try #require(plugin.create("Nudger", for: $0).0) }
+        defer { performers.forEach(plugin.destroy) }
+        for (i, performer) in performers.enumerated() {
+            #expect(plugin.add(#"{"type":"Nudge","property":"x","by":[\#(4 * (i + 1))],"duration":1}"#, to: performer).0 == MOTION_OK)
+        }
+        var values: [[[Double]?]] = []
+        for (index, time) in [0.0, 0.5, 1].enumerated() {
+            plugin.updateMany(performers, index: UInt64(index), time: time, delta: index == 0 ? 0 : 0.5)
+            values.append(contexts.map { $0.value("x") })
+        }
+        #expect(values == [[[0], [0]], [[2], [4]], [[4], [8]]])
+        #expect(contexts.map(\.activeTokenCount) == [0, 0])
+    }
+
     @Test(
         "Bad Nudge plans and plan types are refused with a status and a message",
         arguments: [
