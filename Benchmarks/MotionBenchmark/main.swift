@@ -17,7 +17,8 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--profile-twee
     let count = arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000
     let side = arguments.count > 3 ? arguments[3] : "both"
     if side == "alternating" {
-        let costs = try PluginBenchmarks.tweenFrameCosts(registries: [PluginBenchmarks.inProcessTweens(), try PluginBenchmarks.makeHost()], performers: count)
+        let registries: [any PerformerRegistry] = [PluginBenchmarks.inProcessTweens(), try PluginBenchmarks.makeHost()]
+        let costs = try PluginBenchmarks.tweenFrameCosts(registries: registries, performers: count)
         print("in-process", costs[0], "plugin", costs[1], "ratio", costs[1] / costs[0])
         exit(0)
     }
