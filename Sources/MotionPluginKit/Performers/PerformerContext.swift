@@ -204,11 +204,16 @@ public final class PerformerContext: Sendable {
     }
 
     /// Sets a property of the target (`motion_host_v1.set_property`); the host copies the values.
+    ///
+    /// During a frame update from a host of ABI 1.1 or later the write is queued and handed to the host
+    /// with the other performers' writes in one `set_properties` call, before any read, emission or token
+    /// call and before the frame's update returns, so the order of writes and reads is as if each went
+    /// across at once.
     /// - Parameters:
-    ///   - values: the components (1 or more, finite).
+    ///   - values: the components (1 to 4, finite).
     ///   - property: the property's id.
-    /// - Throws: `.unknownProperty`, `.invalidArgument` (empty or non-finite values), `.wrongThread`,
-    ///   `.schedulerGone`.
+    /// - Throws: `.unknownProperty`, `.invalidArgument` (empty, more than 4 or non-finite values),
+    ///   `.wrongThread`, `.schedulerGone`.
     public func setValue(_ values: [Double], of property: PropertyID) throws(PluginError) {
         if let queue = pendingWrites, pthread_self() == schedulerThread {
             // Inside update_many, which the host calls on the scheduler thread: this performer is being
