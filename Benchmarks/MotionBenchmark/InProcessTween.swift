@@ -6,6 +6,7 @@ import MotionCore
 /// benchmark compares the plugin boundary and nothing else.
 final class InProcessTweenPerformer: FrameUpdating {
     private struct Animation {
+        let propertyName: String
         let property: PropertyID
         let curve: TimingCurve
         let to: [Double]
@@ -14,6 +15,7 @@ final class InProcessTweenPerformer: FrameUpdating {
         var start: Double?
         var from: [Double]?
         var values: [Double]
+        var name: String?
     }
 
     private let target: Target
@@ -36,8 +38,8 @@ final class InProcessTweenPerformer: FrameUpdating {
         animations.removeAll { $0.property == id }
         animations.append(
             Animation(
-                property: id, curve: curve, to: to, duration: plan["duration"]?.number ?? 0.3, delay: plan["delay"]?.number ?? 0,
-                start: nil, from: plan["from"]?.array?.compactMap(\.number), values: to))
+                propertyName: property, property: id, curve: curve, to: to, duration: plan["duration"]?.number ?? 0.3,
+                delay: plan["delay"]?.number ?? 0, start: nil, from: plan["from"]?.array?.compactMap(\.number), values: to, name: nil))
         if token == nil { token = generator?.generate() }
     }
 
