@@ -65,7 +65,7 @@ private let fieldsPath = "$.performers[0].plans[0].fields"
         BadManifest([.key("abiVersion")], 1.0, "$.abiVersion: expected a string \"MAJOR.MINOR\"; found 1", .wrongType),
         BadManifest(
             [.key("abiVersion")], "2.0",
-            "$.abiVersion: expected ABI 1.x, the major this host speaks (1.1); found \"2.0\". To fix, use a build of the plugin for ABI 1",
+            "$.abiVersion: expected ABI 1.x, the major this host speaks (1.1); found \"2.0\" (a plugin built for another major cannot load in this host)",
             .invalidValue),
         BadManifest(
             [.key("library")], "/usr/lib/libtween.so",

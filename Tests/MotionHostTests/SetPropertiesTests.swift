@@ -39,7 +39,9 @@ struct SetPropertiesTests {
 
     static func apply(_ writes: [motion_property_write]) -> (motion_status, Int) {
         var failed = -1
-        let status = writes.withUnsafeBufferPointer { HostInterface.table.pointee.set_properties($0.baseAddress, $0.count, &failed) }
+        let status = writes.withUnsafeBufferPointer {
+            HostInterface.table.pointee.set_properties($0.baseAddress, $0.count, MemoryLayout<motion_property_write>.stride, &failed)
+        }
         return (status, failed)
     }
 
@@ -71,6 +73,35 @@ struct SetPropertiesTests {
         #expect(scene.target("chip")?[y] == PropertyValue(7))
         #expect(apply([write(card, 99, [1])]) == (MOTION_ERR_UNKNOWN_PROPERTY, 0))
         #expect(apply([]) == (MOTION_OK, -1))
+    }
+
+    @Test("a NULL array or a stride smaller than the ABI 1.1 write applies nothing: MOTION_ERR_INVALID_ARGUMENT at 0")
+    func badArrays() {
+        var failed = -1
+        #expect(
+            HostInterface.table.pointee.set_properties(nil, 2, MemoryLayout<motion_property_write>.stride, &failed) == MOTION_ERR_INVALID_ARGUMENT)
+        #expect(failed == 0)
+        let writes = [write(card, x.rawValue, [1])]
+        failed = -1
+        let status = writes.withUnsafeBufferPointer { HostInterface.table.pointee.set_properties($0.baseAddress, 1, 16, &failed) }
+        #expect(status == MOTION_ERR_INVALID_ARGUMENT && failed == 0)
+        #expect(scene.target("card")?[x] == nil)
+    }
+
+    @Test("the stride is the caller's: writes of a newer minor with an appended field are read in place")
+    func newerStride() throws {
+        // Each write followed by 16 bytes a later minor might append; the host must skip them.
+        let stride = MemoryLayout<motion_property_write>.stride + 16
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: stride * 2, alignment: 8)
+        defer { buffer.deallocate() }
+        buffer.initializeMemory(as: UInt8.self, repeating: 0xFF, count: stride * 2)
+        (buffer).storeBytes(of: write(card, x.rawValue, [3]), as: motion_property_write.self)
+        (buffer + stride).storeBytes(of: write(chip, y.rawValue, [4, 5]), as: motion_property_write.self)
+        var failed = -1
+        let status = HostInterface.table.pointee.set_properties(buffer.assumingMemoryBound(to: motion_property_write.self), 2, stride, &failed)
+        #expect(status == MOTION_OK && failed == -1)
+        #expect(scene.target("card")?[x] == PropertyValue(3))
+        #expect(scene.target("chip")?[y] == PropertyValue([4, 5]))
     }
 
     @Test("from a thread other than the scheduler's nothing is applied: MOTION_ERR_WRONG_THREAD")

@@ -77,8 +77,9 @@
  *
  * ----------------------------------------------------------------------------------------------
  * Worked example: a complete entry plugin in C with one class, "Setter", and one plan type,
- * "Set" ({"type":"Set","property":"opacity","value":0.5}). Error handling of the JSON is elided: the
- * host has validated the plan against the manifest before add_plan sees it.
+ * "Set" ({"type":"Set","property":"opacity","value":0.5}); it is Examples/Plugins/Setter/Setter.c. The
+ * host has validated the plan against the manifest before add_plan sees it, and reads its fields for the
+ * plugin (plan_string, plan_number), so the plugin parses no JSON.
  *
  *   #include <motion_plugin.h>
  *   #include <stdlib.h>
@@ -91,7 +92,7 @@
  *                                   motion_host_context *ctx, motion_error *error) {
  *       (void)target;
  *       if (strcmp(class_name, "Setter") != 0) {
- *           motion_error_set(error, MOTION_ERR_UNKNOWN_CLASS, "example.setter has no class of that name");
+ *           motion_error_set(error, MOTION_ERR_UNKNOWN_CLASS, "org.example.setter has no class of that name");
  *           return NULL;
  *       }
  *       setter *s = calloc(1, sizeof *s);
@@ -102,8 +103,9 @@
  *   static void destroy(motion_performer *p) { free(p); }
  *   static motion_status add(motion_performer *p, const char *json, size_t length, motion_error *error) {
  *       setter *s = (setter *)p;
- *       char property[64]; double value;
- *       if (!parse_set_plan(json, length, property, sizeof property, &value)) {   // your JSON reader
+ *       char property[128]; double value;
+ *       if (g_host->plan_string(json, length, "property", property, sizeof property, NULL) != MOTION_OK ||
+ *           g_host->plan_number(json, length, "value", &value) != MOTION_OK) {
  *           motion_error_set(error, MOTION_ERR_INVALID_PLAN, "Set needs \"property\" and \"value\"");
  *           return MOTION_ERR_INVALID_PLAN;
  *       }
@@ -136,7 +138,7 @@
  *       return &g_plugin;
  *   }
  *
- * Its manifest (manifests/setter.json):
+ * Its manifest (Examples/Plugins/setter.json):
  *   {"manifestVersion":1, "id":"org.example.setter", "name":"Setter", "version":"1.0.0",
  *    "abiVersion":"1.0", "library":"libSetter.so", "summary":"Sets a property.",
  *    "performers":[{"class":"Setter", "interface":"entry", "capabilities":[],
@@ -220,7 +222,8 @@ typedef int32_t motion_status;
 #define MOTION_ERR_UNKNOWN_PROPERTY (-9)
 /** get_property: the caller's buffer holds fewer values than the property has; *count_out says how many. */
 #define MOTION_ERR_BUFFER_TOO_SMALL (-10)
-/** A [scheduler-thread] host function was called from another thread. The call had no effect. */
+/** A [scheduler-thread] host function was called from another thread. The call had no effect (for
+ *  set_properties: that write had none; see there). */
 #define MOTION_ERR_WRONG_THREAD (-11)
 /** Anything else: a failure inside the callee (out of memory, a broken invariant). The message says what. */
 #define MOTION_ERR_INTERNAL (-12)
@@ -328,7 +331,8 @@ typedef uint64_t motion_token;
 
 /**
  * One property write for motion_host_v1.set_properties (ABI 1.1): what one set_property call says.
- * Caller-owned; the host copies the values.
+ * Caller-owned; the host copies the values. It has no struct_size of its own: set_properties takes the
+ * array's stride (write_size), which versions it; fields may only be appended.
  */
 typedef struct motion_property_write {
     motion_host_context *ctx;     /**< The performer whose target is written, as passed to create_performer. */
@@ -480,19 +484,30 @@ typedef struct motion_host_v1 {
                                      size_t capacity, size_t *length_out);
 
     /**
-     * [scheduler-thread] Since ABI 1.1 (check struct_size with MOTION_STRUCT_HAS_FIELD). Applies `count`
-     * property writes in order, each exactly as set_property(w.ctx, w.property, w.values, w.count) would,
-     * in one call: a plugin that updates many performers in update_many may queue their writes and hand
-     * them over at once (before any other host call of its own that could observe them, and before
-     * update_many returns). writes: caller-owned array of `count` entries, valid during the call; count 0
-     * does nothing. A write that set_property would refuse (a NULL ctx, a ctx whose scheduler runs on
-     * another thread, an unknown id, a count outside 1...MOTION_PROPERTY_MAX_COMPONENTS, a non-finite
-     * value) is skipped; the writes after it are still applied.
-     * Returns MOTION_OK when every write was applied; otherwise the status set_property would have
-     * returned for the first skipped write, with *failed_index_out (when not NULL) set to its index.
-     * MOTION_ERR_INVALID_ARGUMENT also when writes is NULL and count > 0.
+     * [scheduler-thread, checked per write] Since ABI 1.1 (check struct_size with MOTION_STRUCT_HAS_FIELD).
+     * Applies `count` property writes in order, each exactly as
+     * set_property(w.ctx, w.property, w.values, w.count) would, in one call: a plugin that updates many
+     * performers in update_many may queue their writes and hand them over at once.
+     *   writes: caller-owned array of `count` writes, each `write_size` bytes apart, valid during the call.
+     *   write_size: sizeof(motion_property_write) at the caller's build (the array's stride). A later minor
+     *     may append fields to motion_property_write; the host reads only what write_size covers.
+     *   failed_index_out: caller-owned, may be NULL; written only when the result is not MOTION_OK.
+     * Ordering rule for a plugin that queues: the host sees a write only when set_properties is called, so
+     * hand the queue over before any other host call of your own that reads or depends on properties
+     * (get_property, set_property, emit_transaction, token_generate, token_terminate) and before
+     * returning from the plugin function in which the writes were made (update_many, update, add_plan …).
+     * Each write is checked as set_property checks, in this order: ctx not NULL, count in
+     * 1...MOTION_PROPERTY_MAX_COMPONENTS, values finite (MOTION_ERR_INVALID_ARGUMENT); the ctx's scheduler
+     * runs on the calling thread (MOTION_ERR_WRONG_THREAD; writes may belong to performers of several
+     * schedulers, so this is per write); the id was interned (MOTION_ERR_UNKNOWN_PROPERTY). A write that
+     * fails a check is skipped; the writes after it are still applied.
+     * Returns MOTION_OK when every write was applied (also for count 0, whatever writes is). Otherwise the
+     * status of the first skipped write, with *failed_index_out set to its index; or
+     * MOTION_ERR_INVALID_ARGUMENT with *failed_index_out = 0 and nothing applied when writes is NULL (count
+     * > 0) or write_size is smaller than the ABI 1.1 motion_property_write.
      */
-    motion_status (*set_properties)(const motion_property_write *writes, size_t count, size_t *failed_index_out);
+    motion_status (*set_properties)(const motion_property_write *writes, size_t count, size_t write_size,
+                                    size_t *failed_index_out);
 } motion_host_v1;
 
 /* ============================================================================================== */
@@ -589,10 +604,10 @@ typedef struct motion_frame {
  * The frames extension, plugin-owned, valid for the life of the process.
  *
  * The host updates performers in one order (the order in which they first took a token). update is
- * required; update_many (ABI 1.1) is optional and, when present, replaces update wherever several of
- * the plugin's performers come one after another in that order, which is the common case: one call per
- * plugin per frame instead of one per performer. A plugin that sets update_many must give it exactly
- * the effect of calling update for each performer in turn.
+ * required; update_many (ABI 1.1) is optional and, when present, is called instead of update for each
+ * run of the plugin's performers that come one after another in that order (a run may be of one), which
+ * in the common case is one call per plugin per frame instead of one per performer. A plugin that sets
+ * update_many must give it exactly the effect of calling update for each performer in turn.
  */
 typedef struct motion_frames_v1 {
     uint32_t struct_size; /**< sizeof(motion_frames_v1) at the plugin's build. */
@@ -608,7 +623,7 @@ typedef struct motion_frames_v1 {
      * the host call update per performer. Updates `count` (>= 1) performers for one frame, in the order
      * given, as `count` calls of update would. performers: a host-owned array of `count` performers of
      * this plugin, each holding at least one is-active token when the call begins, valid during the call
-     * only (copy nothing from it). frame: as for update. Inside the call each performer may set
+     * only (do not keep the array; the performers in it are yours as always). frame: as for update. Inside the call each performer may set
      * properties, emit transactions, and take or end tokens exactly as in update; a performer whose last
      * token ends during the call (even by another performer's doing) is still updated in this call.
      */

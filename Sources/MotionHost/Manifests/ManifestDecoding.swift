@@ -99,7 +99,7 @@ struct ManifestDecoder {
             guard abi.major == Int(MOTION_ABI_VERSION_MAJOR) else {
                 throw r.fail(
                     .invalidValue,
-                    "expected ABI \(MOTION_ABI_VERSION_MAJOR).x, the major this host speaks (\(MOTION_ABI_VERSION_MAJOR).\(MOTION_ABI_VERSION_MINOR)); found \(node.found). To fix, use a build of the plugin for ABI \(MOTION_ABI_VERSION_MAJOR)"
+                    "expected ABI \(MOTION_ABI_VERSION_MAJOR).x, the major this host speaks (\(MOTION_ABI_VERSION_MAJOR).\(MOTION_ABI_VERSION_MINOR)); found \(node.found) (a plugin built for another major cannot load in this host)"
                 )
             }
             return abi

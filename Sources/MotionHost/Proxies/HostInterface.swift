@@ -118,20 +118,22 @@ private let hostSetProperty: @convention(c) (OpaquePointer?, motion_property_id,
     return setProperty(ctx, id, values, count, thread: pthread_self())
 }
 
-private let hostSetProperties: @convention(c) (UnsafePointer<motion_property_write>?, Int, UnsafeMutablePointer<Int>?) -> motion_status = {
-    writes, count, failedIndexOut in
+private let hostSetProperties: @convention(c) (UnsafePointer<motion_property_write>?, Int, Int, UnsafeMutablePointer<Int>?) -> motion_status = {
+    writes, count, writeSize, failedIndexOut in
     guard count > 0 else { return MOTION_OK }
-    guard let writes else {
+    guard let writes, writeSize >= MemoryLayout<motion_property_write>.size else {
         failedIndexOut?.pointee = 0
         return MOTION_ERR_INVALID_ARGUMENT
     }
     let thread = pthread_self()
     var firstFailure = MOTION_OK
     for index in 0..<count {
-        let status = withUnsafePointer(to: writes[index].values) { tuple in
+        // The caller's stride: a newer minor may have appended fields this host does not read.
+        let write = (UnsafeRawPointer(writes) + index * writeSize).assumingMemoryBound(to: motion_property_write.self)
+        let status = withUnsafePointer(to: write.pointee.values) { tuple in
             tuple.withMemoryRebound(to: Double.self, capacity: Int(MOTION_PROPERTY_MAX_COMPONENTS)) { values in
-                guard let ctx = writes[index].ctx else { return MOTION_ERR_INVALID_ARGUMENT }
-                return setProperty(ctx, writes[index].property, values, writes[index].count, thread: thread)
+                guard let ctx = write.pointee.ctx else { return MOTION_ERR_INVALID_ARGUMENT }
+                return setProperty(ctx, write.pointee.property, values, write.pointee.count, thread: thread)
             }
         }
         if status != MOTION_OK, firstFailure == MOTION_OK {

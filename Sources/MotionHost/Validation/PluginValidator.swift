@@ -123,7 +123,8 @@ public final class PluginValidator {
                 problems.append("the manifest declares the capability deviceMotion, but the library offers no motion.device-motion/1")
             }
             guard problems.isEmpty else { throw Failure(description: problems.joined(separator: "; ")) }
-            let offered = [entry.hasFrames ? "motion.frames/1" : nil, entry.hasDeviceMotion ? "motion.device-motion/1" : nil].compactMap { $0 }
+            let frames = entry.updateMany != nil ? "motion.frames/1 (with update_many)" : "motion.frames/1"
+            let offered = [entry.hasFrames ? frames : nil, entry.hasDeviceMotion ? "motion.device-motion/1" : nil].compactMap { $0 }
             return offered.isEmpty ? "none offered" : offered.joined(separator: ", ")
         }
         _ = check("scan time") {

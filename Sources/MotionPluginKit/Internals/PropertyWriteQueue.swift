@@ -12,7 +12,7 @@ final class PropertyWriteQueue {
     /// Writes per `set_properties` call at most: 48 bytes each, so 3 KiB, which stays in the L1 cache.
     static let capacity = 64
 
-    private let setProperties: @convention(c) (UnsafePointer<motion_property_write>?, Int, UnsafeMutablePointer<Int>?) -> motion_status
+    private let setProperties: @convention(c) (UnsafePointer<motion_property_write>?, Int, Int, UnsafeMutablePointer<Int>?) -> motion_status
     private let host: Host
     private let writes = UnsafeMutablePointer<motion_property_write>.allocate(capacity: PropertyWriteQueue.capacity)
     private var count = 0
@@ -55,7 +55,7 @@ final class PropertyWriteQueue {
         let queued = count
         count = 0
         var failedIndex = 0
-        let status = setProperties(writes, queued, &failedIndex)
+        let status = setProperties(writes, queued, MemoryLayout<motion_property_write>.stride, &failedIndex)
         guard status != MOTION_OK else { return }
         host.log(
             MOTION_LOG_ERROR,

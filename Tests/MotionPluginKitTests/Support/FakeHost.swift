@@ -119,7 +119,7 @@ enum FakeHost {
                     }
                     return FakePlanFields.copy(Array(data), buffer, capacity, lengthOut)
                 },
-                set_properties: { writes, count, failedIndexOut in
+                set_properties: { writes, count, _, failedIndexOut in
                     FakeHost.setPropertiesCalls.add(1, ordering: .relaxed)
                     guard count > 0 else { return MOTION_OK }
                     guard let writes else { return MOTION_ERR_INVALID_ARGUMENT }
