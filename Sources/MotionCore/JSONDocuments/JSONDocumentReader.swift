@@ -97,9 +97,8 @@ extension JSONDocumentFailure {
 package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     /// The document's file.
     package let file: URL
-    /// The path of the value being read (changed only by ``at(_:_:)``; settable so that the generic
-    /// readers below can be inlined, and so specialised, in the modules that use them).
-    package var path: [JSONPath.Component] = []
+    /// The path of the value being read.
+    package private(set) var path: [JSONPath.Component] = []
 
     /// A reader of the document in `file`.
     /// - Parameter file: The file, named in every error.
@@ -137,7 +136,7 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     }
 
     /// Runs `body` with `component` appended to the path.
-    @inlinable
+    @inline(__always)
     package func at<T>(_ component: JSONPath.Component, _ body: () throws(Failure) -> T) throws(Failure) -> T {
         path.append(component)
         defer { path.removeLast() }
@@ -156,7 +155,6 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
 
     /// A required member, read by `read` with the path at that member.
     /// - Throws: `.missingField` at the member, or what `read` throws.
-    @inlinable
     package func required<T>(
         _ object: [String: Any], _ key: String, expected: String, _ read: (JSONNode) throws(Failure) -> T
     ) throws(Failure) -> T {
@@ -167,14 +165,12 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     }
 
     /// An optional member, read by `read` with the path at that member; `nil` when absent.
-    @inlinable
     package func optional<T>(_ object: [String: Any], _ key: String, _ read: (JSONNode) throws(Failure) -> T) throws(Failure) -> T? {
         guard let value = object[key] else { return nil }
         return try at(.key(key)) { () throws(Failure) -> T in try read(JSONNode(value)) }
     }
 
     /// Each member of an object in key order, read with the path at its key.
-    @inlinable
     package func members<T>(_ object: [String: Any], _ read: (String, JSONNode) throws(Failure) -> T) throws(Failure) -> [(key: String, value: T)] {
         var result: [(key: String, value: T)] = []
         result.reserveCapacity(object.count)
@@ -186,7 +182,6 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     }
 
     /// Each element of an array, read with the path at its index.
-    @inlinable
     package func elements<T>(_ items: [Any], _ read: (Int, JSONNode) throws(Failure) -> T) throws(Failure) -> [T] {
         var result: [T] = []
         result.reserveCapacity(items.count)
@@ -267,7 +262,6 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     }
 
     /// One of an enumeration's raw values. - Throws: as ``choice(_:among:)``.
-    @inlinable
     package func choice<E: RawRepresentable & CaseIterable>(_ node: JSONNode, _: E.Type) throws(Failure) -> E
     where E.RawValue == String {
         // A closure, not a key path: a key path is instantiated at run time on every call.

@@ -14,13 +14,16 @@ final class PropertyWriteQueue {
 
     private let setProperties: @convention(c) (UnsafePointer<motion_property_write>?, Int, Int, UnsafeMutablePointer<Int>?) -> motion_status
     private let host: Host
+    /// The plugin's id, which begins its log lines (motion_plugin.h, `log`).
+    private let pluginID: String
     private let writes = UnsafeMutablePointer<motion_property_write>.allocate(capacity: PropertyWriteQueue.capacity)
     private var count = 0
 
     /// A queue, or `nil` when the host is older than ABI 1.1 and has no `set_properties`.
-    init?(host: Host) {
+    init?(host: Host, pluginID: String) {
         guard host.coversSetProperties, let setProperties = host.raw.pointee.set_properties else { return nil }
         self.host = host
+        self.pluginID = pluginID
         self.setProperties = setProperties
     }
 
@@ -59,7 +62,7 @@ final class PropertyWriteQueue {
         guard status != MOTION_OK else { return }
         host.log(
             MOTION_LOG_ERROR,
-            "MotionPluginKit: the host skipped a queued property write (property \(writes[failedIndex].property), "
+            "\(pluginID): the host skipped a queued property write (property \(writes[failedIndex].property), "
                 + "\(writes[failedIndex].count) values) with \(String(cString: motion_status_name(status))).")
     }
 }

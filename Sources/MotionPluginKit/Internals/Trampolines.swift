@@ -259,7 +259,8 @@ func sdkUpdateMany(_ performers: UnsafePointer<OpaquePointer?>?, _ count: Int, _
     let members = UnsafeBufferPointer(start: performers, count: count)
     guard let first = members.first.flatMap({ $0 }) else { return }
     // The performers' property writes go to the host in one set_properties call (ABI 1.1 hosts).
-    let queue = PropertyWriteQueue(host: PerformerBox.from(first).context.host)
+    let firstContext = PerformerBox.from(first).context
+    let queue = PropertyWriteQueue(host: firstContext.host, pluginID: firstContext.pluginID)
     let pending = queue.map { Unmanaged.passUnretained($0) }
     for performer in members {
         guard let performer else { continue }
