@@ -53,27 +53,41 @@ struct PluginBenchmarks {
         }
     }
 
-    /// Nanoseconds per performer per frame for each registry, measured in alternating rounds (so a noisy
-    /// neighbour hurts both alike); medians of `rounds`.
-    static func tweenFrameCosts(registries: [any PerformerRegistry], performers count: Int = 10_000, frames: Int = 60, rounds: Int = 9) throws
-        -> [Double]
+    /// Per-frame costs of several registries measured side by side: each one's median, and each one's
+    /// ratio to the first as the median of the per-round ratios (adjacent measurements share the
+    /// machine's state, so a noisy neighbour moves both sides of a round's ratio alike).
+    struct FrameCosts {
+        /// Median nanoseconds per performer per frame, per registry.
+        var medians: [Double]
+        /// Median over rounds of (this registry's time / the first registry's time), per registry.
+        var ratios: [Double]
+    }
+
+    /// Nanoseconds per performer per frame for each registry, measured in rounds that run every registry
+    /// once, in an order that alternates from round to round; see ``FrameCosts``.
+    static func tweenFrameCosts(registries: [any PerformerRegistry], performers count: Int = 10_000, frames: Int = 60, rounds: Int = 21) throws
+        -> FrameCosts
     {
         let runs = try registries.map { try runningTweens(registry: $0, count: count) }
         for run in runs { try run(frames) }  // warm-up
         var times = Array(repeating: [Double](), count: runs.count)
-        for _ in 0..<rounds {
-            for (i, run) in runs.enumerated() {
+        for round in 0..<rounds {
+            let order = round % 2 == 0 ? Array(runs.indices) : runs.indices.reversed()
+            for i in order {
                 let start = DispatchTime.now().uptimeNanoseconds
-                try run(frames)
+                try runs[i](frames)
                 times[i].append(Double(DispatchTime.now().uptimeNanoseconds - start) / Double(frames * count))
             }
         }
-        return times.map { $0.sorted()[$0.count / 2] }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        return FrameCosts(
+            medians: times.map(median),
+            ratios: times.map { series in median(zip(series, times[0]).map { $0 / $1 }) })
     }
 
     /// Nanoseconds per performer per frame with `count` running `Tween`s performed by `registry`.
     static func tweenFrameCost(registry: any PerformerRegistry, performers count: Int = 10_000) throws -> Double {
-        try tweenFrameCosts(registries: [registry], performers: count)[0]
+        try tweenFrameCosts(registries: [registry], performers: count).medians[0]
     }
 
     /// The in-process `Tween` performer as a registry.

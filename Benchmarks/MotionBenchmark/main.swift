@@ -19,7 +19,7 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--profile-twee
     if side == "alternating" {
         let registries: [any PerformerRegistry] = [PluginBenchmarks.inProcessTweens(), try PluginBenchmarks.makeHost()]
         let costs = try PluginBenchmarks.tweenFrameCosts(registries: registries, performers: count)
-        print("in-process", costs[0], "plugin", costs[1], "ratio", costs[1] / costs[0])
+        print("in-process", costs.medians[0], "plugin", costs.medians[1], "ratio", costs.ratios[1])
         exit(0)
     }
     if side != "plugin" { print("in-process", try PluginBenchmarks.tweenFrameCost(registry: PluginBenchmarks.inProcessTweens(), performers: count)) }
@@ -47,10 +47,10 @@ print()
 
 let host = try PluginBenchmarks.makeHost()
 let tweenCosts = try PluginBenchmarks.tweenFrameCosts(registries: [PluginBenchmarks.inProcessTweens(), host])
-let (inProcess, plugin) = (tweenCosts[0], tweenCosts[1])
-var frames = Table(header: ["frame tick, 10,000 running Tweens (alternating rounds)", "ns per performer per frame", "ratio"])
+let (inProcess, plugin) = (tweenCosts.medians[0], tweenCosts.medians[1])
+var frames = Table(header: ["frame tick, 10,000 running Tweens (21 alternating rounds)", "ns per performer per frame", "ratio (median per round)"])
 frames.add(["in-process Tween performer", format(inProcess, 1), "1.00"])
-frames.add(["TweenKit plugin (Swift SDK, C ABI)", format(plugin, 1), format(plugin / inProcess, 2)])
+frames.add(["TweenKit plugin (Swift SDK, C ABI)", format(plugin, 1), format(tweenCosts.ratios[1], 2)])
 print(frames.render())
 print()
 

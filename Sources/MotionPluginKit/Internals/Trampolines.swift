@@ -44,11 +44,12 @@ final class PlanTable: Sendable {
 /// What the plugin keeps per performer; its address is the `motion_performer *` the host holds.
 final class PerformerBox {
     // Immutable, so the per-frame path borrows them without a retain. The box lives from
-    // create_performer to destroy_performer, and takes the performer with it.
-    let performer: any PluginPerformer
+    // create_performer to destroy_performer, and takes the performer with it. The two fields a frame
+    // reads come first, in the object's first cache line (declaration order is layout order).
     let frameUpdating: (any FrameUpdating)?
-    let deviceMotionReceiving: (any DeviceMotionReceiving)?
     let context: PerformerContext
+    let performer: any PluginPerformer
+    let deviceMotionReceiving: (any DeviceMotionReceiving)?
     let plans: PlanTable
 
     init(performer: any PluginPerformer, context: PerformerContext, plans: PlanTable) {
