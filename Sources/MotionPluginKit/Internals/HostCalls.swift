@@ -98,8 +98,9 @@ struct Host: @unchecked Sendable {
 /// `@unchecked Sendable`: an opaque host handle; the host documents which of its functions may be
 /// called with it from which thread, and `PerformerContext` stops all use of it once the performer
 /// is destroyed.
+@usableFromInline
 struct ContextHandle: @unchecked Sendable {
-    let raw: OpaquePointer
+    @usableFromInline let raw: OpaquePointer
 }
 
 /// A fresh error out-parameter for a host call.

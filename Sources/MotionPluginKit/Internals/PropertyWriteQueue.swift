@@ -8,16 +8,17 @@ import CMotionABI
 /// `PerformerContext.withLiveContext`), and when `update_many` returns.
 ///
 /// Thread rule: the scheduler thread only (the performers' contexts queue here only when called on it).
+@usableFromInline
 final class PropertyWriteQueue {
     /// Writes per `set_properties` call at most: 48 bytes each, so 3 KiB, which stays in the L1 cache.
-    static let capacity = 64
+    @usableFromInline static var capacity: Int { 64 }
 
     private let setProperties: @convention(c) (UnsafePointer<motion_property_write>?, Int, Int, UnsafeMutablePointer<Int>?) -> motion_status
     private let host: Host
     /// The plugin's id, which begins its log lines (motion_plugin.h, `log`).
     private let pluginID: String
-    private let writes = UnsafeMutablePointer<motion_property_write>.allocate(capacity: PropertyWriteQueue.capacity)
-    private var count = 0
+    @usableFromInline let writes = UnsafeMutablePointer<motion_property_write>.allocate(capacity: PropertyWriteQueue.capacity)
+    @usableFromInline @exclusivity(unchecked) var count = 0
 
     /// A queue, or `nil` when the host is older than ABI 1.1 and has no `set_properties`.
     init?(host: Host, pluginID: String) {
@@ -31,7 +32,7 @@ final class PropertyWriteQueue {
 
     /// Queues what `set_property(ctx, property, values, count)` would do, when the host would take it:
     /// 1 to 4 finite values (the id comes from `property_id`). Returns `false`, queuing nothing, otherwise.
-    @inline(__always)
+    @inlinable @inline(__always)
     func append(_ ctx: OpaquePointer, _ property: Int32, _ values: UnsafeBufferPointer<Double>) -> Bool {
         let n = values.count
         guard UInt(bitPattern: n &- 1) < UInt(MOTION_PROPERTY_MAX_COMPONENTS), let p = values.baseAddress else { return false }
@@ -53,6 +54,7 @@ final class PropertyWriteQueue {
 
     /// Hands every queued write to the host, in order. A write the host skips is logged (it cannot
     /// be reported to the performer that queued it, which has moved on).
+    @usableFromInline
     func flush() {
         guard count > 0 else { return }
         let queued = count

@@ -46,9 +46,9 @@ public final class PerformerContext: Sendable {
     /// update on the scheduler thread, read only there), or `nil` to call `set_property` per write.
     /// Unmanaged: `update_many` keeps the queue alive around the update, and this path must not count
     /// references per write.
-    nonisolated(unsafe) var pendingWrites: Unmanaged<PropertyWriteQueue>?
-    private let schedulerThread: pthread_t
-    let handle: ContextHandle
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var pendingWrites: Unmanaged<PropertyWriteQueue>?
+    @usableFromInline let schedulerThread: pthread_t
+    @usableFromInline let handle: ContextHandle
     /// Bit 62: destroyed. Bits 0..<62: calls in flight from threads other than the scheduler's.
     private let state = Atomic<Int>(0)
     /// The host's `set_property`, copied once: the per-write path calls it with no other lookup.
@@ -214,18 +214,28 @@ public final class PerformerContext: Sendable {
     ///   - property: the property's id.
     /// - Throws: `.unknownProperty`, `.invalidArgument` (empty, more than 4 or non-finite values),
     ///   `.wrongThread`, `.schedulerGone`.
+    @inlinable @inline(__always)
     public func setValue(_ values: [Double], of property: PropertyID) throws(PluginError) {
+        // Inlined into the plugin's performer: inside update_many (which the host calls on the scheduler
+        // thread, so this performer is live) a write is queued with no call into the SDK.
         if let queue = pendingWrites, pthread_self() == schedulerThread {
-            // Inside update_many, which the host calls on the scheduler thread: this performer is being
-            // updated, so it is live. Queue the write; the host gets the whole queue in one call.
             let queued = values.withUnsafeBufferPointer { values in
                 queue._withUnsafeGuaranteedRef { $0.append(handle.raw, property.rawValue, values) }
             }
             if queued { return }
-            throw Self.unqueueable(values, property)
         }
+        try setValueCallingHost(values, of: property)
+    }
+
+    /// `set_property` for one write: outside `update_many`, from another thread (which the host refuses),
+    /// or with values a queued write cannot take.
+    @usableFromInline
+    func setValueCallingHost(_ values: [Double], of property: PropertyID) throws(PluginError) {
         guard !values.isEmpty else {
             throw PluginError(.invalidArgument, "no values for property \(property.rawValue). To fix, pass 1 or more.")
+        }
+        if pendingWrites != nil, pthread_self() == schedulerThread {
+            throw Self.unqueueable(values, property)
         }
         let status: motion_status
         if pthread_self() == schedulerThread, state.load(ordering: .relaxed) & Self.destroyedBit == 0 {
