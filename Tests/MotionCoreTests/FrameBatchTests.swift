@@ -9,6 +9,7 @@ struct FrameBatchTests {
     final class Batch: FrameBatch {
         let name: String
         let log: Log
+        var logsVisits = false
         init(_ name: String, log: Log) {
             self.name = name
             self.log = log
@@ -16,6 +17,12 @@ struct FrameBatchTests {
         func update(_ members: UnsafeBufferPointer<OpaquePointer>, frame: Frame) {
             let names = members.map { Unmanaged<Member>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue().target }
             log.lines.append("\(name) \(names.joined(separator: " ")) @\(frame.index)")
+            // Then each member in turn, as a plugin's update_many would: a member may advance the scheduler.
+            for index in members.indices {
+                let member = Unmanaged<Member>.fromOpaque(UnsafeRawPointer(members[index])).takeUnretainedValue()
+                if logsVisits { log.lines.append("\(name) visits \(member.target)") }
+                member.nestIfAsked()
+            }
         }
     }
 
@@ -43,24 +50,45 @@ struct FrameBatchTests {
                 token = generator?.generate()
             }
         }
-        func update(frame: Frame) { log.lines.append("alone \(target) @\(frame.index)") }
+        /// Set to make this performer advance the scheduler once from inside its own update.
+        var nest: (() -> Void)?
+        func update(frame: Frame) {
+            log.lines.append("alone \(target) @\(frame.index)")
+            nestIfAsked()
+        }
+        func nestIfAsked() {
+            guard let nest else { return }
+            self.nest = nil
+            log.lines.append("nest from \(target)")
+            nest()
+        }
     }
 
     let log = Log()
     let scheduler: Scheduler
 
+    let x: Batch
+
     init() {
         let log = self.log
         let x = Batch("X", log: log)
+        self.x = x
         let y = Batch("Y", log: log)
         let registry = InProcessRegistry()
         // Which batch a target's performer joins: X for a-d, Y for e, none for s.
         let batches: [String: Batch] = ["a": x, "b": x, "c": x, "d": x, "e": y]
+        let members = Members()
         registry.register(planTypes: ["Go", "Stop"], className: "Member") { context in
-            Member(target: context.target.id.name, batch: batches[context.target.id.name], log: log)
+            let member = Member(target: context.target.id.name, batch: batches[context.target.id.name], log: log)
+            members.all.append(member)
+            return member
         }
+        self.members = members
         scheduler = Scheduler(scene: Scene(targets: ["a", "b", "s", "c", "d", "e"]), registry: registry)
     }
+
+    final class Members { var all: [Member] = [] }
+    let members: Members
 
     func commit(_ type: String, _ targets: String...) throws {
         var transaction = Transaction()
@@ -83,5 +111,23 @@ struct FrameBatchTests {
         try commit("Stop", "c", "d")
         scheduler.advanceFrame(to: 1)
         #expect(log.lines == ["X b @0", "alone s @0", "X c d @0", "X b @1", "alone s @1"])
+    }
+
+    @Test("a frame advanced from inside a batch's update leaves the outer batch's members as they were")
+    func nestedFrame() throws {
+        try commit("Go", "a", "b", "s", "c", "d")
+        let scheduler = self.scheduler
+        // a advances the scheduler while its batch (a b) is being updated; the nested frame collects its
+        // own runs; the outer batch must still see b (not c or d) after a.
+        members.all.first { $0.target == "a" }?.nest = { scheduler.advanceFrame(to: 1) }
+        x.logsVisits = true
+        scheduler.advanceFrame(to: 0)
+        #expect(
+            log.lines == [
+                "X a b @0", "X visits a", "nest from a",
+                "X a b @1", "X visits a", "X visits b", "alone s @1", "X c d @1", "X visits c", "X visits d",
+                "X visits b", "alone s @0", "X c d @0", "X visits c", "X visits d",
+            ])
+        #expect(members.all.allSatisfy { $0.nest == nil })
     }
 }

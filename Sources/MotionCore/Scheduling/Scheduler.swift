@@ -37,8 +37,10 @@ public final class Scheduler {
     // and release per performer per frame.
     @exclusivity(unchecked) private var frameUpdaters: ContiguousArray<Unmanaged<PerformerRecord>> = []
     private var frameUpdatersNeedCompaction = false
-    /// The buffer ``advanceFrame(to:)`` collects a batch's members in, kept between frames.
-    private var spareBatchMembers: ContiguousArray<OpaquePointer> = []
+    /// Where ``advanceFrame(to:)`` collects a batch's members: kept between frames, grown as needed,
+    /// written without an array's uniqueness check per member.
+    private var batchMembers = UnsafeMutableBufferPointer<OpaquePointer>.allocate(capacity: 64)
+    private var isAdvancingFrame = false
     private var creating: PerformerKey?
     private var tokensDuringCreation: [IsActiveToken] = []
     private var nextFrameIndex = 0
@@ -55,6 +57,7 @@ public final class Scheduler {
     }
 
     deinit {
+        batchMembers.deallocate()
         inbox.close()
         for work in inbox.drain() {
             if case .tokenGenerated(let token, _) = work { token.invalidate() }
@@ -456,8 +459,24 @@ public final class Scheduler {
         }
         // Performers may take or end tokens while updating; iterate the list as it was at the start.
         let updaters = frameUpdaters
-        var batchMembers = spareBatchMembers
-        spareBatchMembers = []
+        // The kept buffer, unless a performer advanced this scheduler from inside a frame: then one of
+        // this frame's own, so the outer frame's members stay as they are.
+        let members: UnsafeMutableBufferPointer<OpaquePointer>
+        let isNested = isAdvancingFrame
+        if isNested {
+            members = .allocate(capacity: Swift.max(updaters.count, 1))
+        } else {
+            if batchMembers.count < updaters.count {
+                batchMembers.deallocate()
+                batchMembers = .allocate(capacity: updaters.count)
+            }
+            members = batchMembers
+        }
+        isAdvancingFrame = true
+        defer {
+            isAdvancingFrame = isNested
+            if isNested { members.deallocate() }
+        }
         updaters.withUnsafeBufferPointer { updaters in
             var i = 0
             while i < updaters.count {
@@ -469,23 +488,25 @@ public final class Scheduler {
                         return
                     }
                     // A run of consecutive members of one batch: one call for all of them, in order.
-                    batchMembers.removeAll(keepingCapacity: true)
-                    batchMembers.append(member)
+                    members[0] = member
+                    var memberCount = 1
                     let batchID = record.frameBatchID
                     while i < updaters.count,
                         updaters[i]._withUnsafeGuaranteedRef({ next in
                             guard next.frameBatchID == batchID else { return false }
-                            if next.tokenCount > 0, let member = next.frameBatchMember { batchMembers.append(member) }
+                            if next.tokenCount > 0, let member = next.frameBatchMember {
+                                members[memberCount] = member
+                                memberCount += 1
+                            }
                             return true
                         })
                     {
                         i += 1
                     }
-                    batchMembers.withUnsafeBufferPointer { batch.update($0, frame: frame) }
+                    batch.update(UnsafeBufferPointer(rebasing: members[..<memberCount]), frame: frame)
                 }
             }
         }
-        spareBatchMembers = batchMembers
         return errors
     }
 
