@@ -264,6 +264,19 @@ struct BoundaryTokenTests {
         #expect(!scheduler.isActive)
     }
 
+    @Test("inside update_many a write the host would refuse is refused at once in the SDK; the good ones arrive")
+    func refusedWritesInsideUpdateMany() throws {
+        let (scene, scheduler) = try harness()
+        try scheduler.commit(Transaction([.add(Plan(type: "BadWrites"), target: "t")]))
+        scheduler.advanceFrame(to: 0)
+        let target = try #require(scene.target("t"))
+        // MOTION_ERR_INVALID_ARGUMENT (-1) for each; the status writes and `after`, queued, all arrived.
+        #expect([target["nanStatus"], target["infinityStatus"], target["fiveStatus"]] == [-1, -1, -1])
+        #expect(target["after"] == 1)
+        #expect(target["bad"] == nil)
+        #expect(!scheduler.isActive)
+    }
+
     @Test("R36 a token terminated on a plugin's own thread is delivered at the scheduler's next turn")
     func tokenTerminatedOnAPluginThread() throws {
         let (_, scheduler) = try harness()

@@ -62,11 +62,51 @@ final class MisusePerformer: PluginPerformer {
     }
 }
 
+/// `{"type": "BadWrites"}`: takes a token; on its next frame tries to set a NaN, an infinity and five
+/// components, records the error code each got (`nanStatus`, `infinityStatus`, `fiveStatus`), writes
+/// `after` = 1, and ends its token. Inside `update_many` those writes are queued, so this shows that a
+/// write the host would refuse is refused at once, in the performer, and the good ones still arrive.
+struct BadWrites: PluginPlan {
+    static let type = "BadWrites"
+}
+
+final class BadWriter: PluginPerformer, FrameUpdating {
+    static let planTypes: [any PluginPlan.Type] = [BadWrites.self]
+
+    private let context: PerformerContext
+    private var token: Token?
+
+    init(context: PerformerContext) {
+        self.context = context
+    }
+
+    func add(_ plan: any PluginPlan) throws {
+        token = context.generateToken()
+    }
+
+    func update(frame: Frame) {
+        guard let held = token else { return }
+        token = nil
+        for (values, name) in [([Double.nan], "nanStatus"), ([1, .infinity], "infinityStatus"), ([1, 2, 3, 4, 5], "fiveStatus")] {
+            var status: Int32 = 0
+            do {
+                try context.setValue(values, of: context.propertyID(named: "bad"))
+            } catch {
+                status = error.code.rawValue
+            }
+            try? context.setValue(Double(status), of: context.propertyID(named: name))
+        }
+        try? context.setValue(1, of: context.propertyID(named: "after"))
+        try? held.terminate()
+    }
+}
+
 @_cdecl("motion_plugin_entry")
 public func motionPluginEntry(_ version: UInt32, _ host: UnsafePointer<motion_host_v1>?)
     -> UnsafePointer<motion_plugin_v1>?
 {
-    MotionPlugin(id: "org.motion.fixtures.token-misuse", performers: [MisusePerformer.self, WorkerPerformer.self])
+    MotionPlugin(
+        id: "org.motion.fixtures.token-misuse", performers: [MisusePerformer.self, WorkerPerformer.self, BadWriter.self])
         .export(hostVersion: version, host: host)
 }
 
