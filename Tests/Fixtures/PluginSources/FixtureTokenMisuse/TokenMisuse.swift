@@ -106,8 +106,9 @@ public func motionPluginEntry(_ version: UInt32, _ host: UnsafePointer<motion_ho
     -> UnsafePointer<motion_plugin_v1>?
 {
     MotionPlugin(
-        id: "org.motion.fixtures.token-misuse", performers: [MisusePerformer.self, WorkerPerformer.self, BadWriter.self])
-        .export(hostVersion: version, host: host)
+        id: "org.motion.fixtures.token-misuse", performers: [MisusePerformer.self, WorkerPerformer.self, BadWriter.self]
+    )
+    .export(hostVersion: version, host: host)
 }
 
 // MARK: Terminating from a plugin-owned thread
