@@ -85,6 +85,11 @@ struct SetPropertiesTests {
         failed = -1
         let status = writes.withUnsafeBufferPointer { HostInterface.table.pointee.set_properties($0.baseAddress, 1, 16, &failed) }
         #expect(status == MOTION_ERR_INVALID_ARGUMENT && failed == 0)
+        failed = -1
+        let overflowing = writes.withUnsafeBufferPointer {
+            HostInterface.table.pointee.set_properties($0.baseAddress, Int.max / 8, 64, &failed)
+        }
+        #expect(overflowing == MOTION_ERR_INVALID_ARGUMENT && failed == 0)
         #expect(scene.target("card")?[x] == nil)
     }
 

@@ -504,7 +504,7 @@ typedef struct motion_host_v1 {
      * Returns MOTION_OK when every write was applied (also for count 0, whatever writes is). Otherwise the
      * status of the first skipped write, with *failed_index_out set to its index; or
      * MOTION_ERR_INVALID_ARGUMENT with *failed_index_out = 0 and nothing applied when writes is NULL (count
-     * > 0) or write_size is smaller than the ABI 1.1 motion_property_write.
+     * > 0), write_size is smaller than the ABI 1.1 motion_property_write, or count * write_size overflows.
      */
     motion_status (*set_properties)(const motion_property_write *writes, size_t count, size_t write_size,
                                     size_t *failed_index_out);

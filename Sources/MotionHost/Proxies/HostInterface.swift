@@ -121,7 +121,7 @@ private let hostSetProperty: @convention(c) (OpaquePointer?, motion_property_id,
 private let hostSetProperties: @convention(c) (UnsafePointer<motion_property_write>?, Int, Int, UnsafeMutablePointer<Int>?) -> motion_status = {
     writes, count, writeSize, failedIndexOut in
     guard count > 0 else { return MOTION_OK }
-    guard let writes, writeSize >= MemoryLayout<motion_property_write>.size else {
+    guard let writes, writeSize >= MemoryLayout<motion_property_write>.size, count <= Int.max / writeSize else {
         failedIndexOut?.pointee = 0
         return MOTION_ERR_INVALID_ARGUMENT
     }
