@@ -277,6 +277,24 @@ struct BoundaryTokenTests {
         #expect(!scheduler.isActive)
     }
 
+    @Test("a write queued in an add_plan nested in update_many reaches the host before add_plan returns")
+    func nestedAddPlanHandsItsQueuedWriteOver() throws {
+        let manifest = try PluginManifest.load(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/plugins/token-misuse.json"))
+        let scene = Scene(targets: ["t"])
+        var seen: [PropertyValue?] = []
+        let readers = InProcessRegistry()
+        readers.register(planTypes: ["ReadP"], className: "Reader") { context in
+            ReaderOfP(target: context.target) { seen.append($0) }
+        }
+        let host = PluginHost(catalog: PluginCatalog(plugins: [manifest]), loader: LibraryLoader(extraLibraryDirectories: [productsDirectory]))
+        let scheduler = Scheduler(scene: scene, registry: RegistryChain([readers, host]))
+        try scheduler.commit(Transaction([.add(Plan(type: "NestWrites"), target: "t")]))
+        scheduler.advanceFrame(to: 0)
+        #expect(seen == [7])
+        #expect(scene.target("t")?["p"] == 7)
+        #expect(!scheduler.isActive)
+    }
+
     @Test("R36 a token terminated on a plugin's own thread is delivered at the scheduler's next turn")
     func tokenTerminatedOnAPluginThread() throws {
         let (_, scheduler) = try harness()
@@ -304,4 +322,15 @@ struct BoundaryTokenTests {
         }
         #expect(scene.target("t")?["emissionStatus"] == -4)  // MOTION_ERR_UNKNOWN_PLAN_TYPE
     }
+}
+
+/// Reads its target's "p" when it gets a plan.
+final class ReaderOfP: Performer {
+    let target: Target
+    let report: (PropertyValue?) -> Void
+    init(target: Target, report: @escaping (PropertyValue?) -> Void) {
+        self.target = target
+        self.report = report
+    }
+    func addPlan(_ plan: Plan) throws { report(target["p"]) }
 }

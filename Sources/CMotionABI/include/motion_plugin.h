@@ -489,8 +489,9 @@ typedef struct motion_host_v1 {
      * set_property(w.ctx, w.property, w.values, w.count) would, in one call: a plugin that updates many
      * performers in update_many may queue their writes and hand them over at once.
      *   writes: caller-owned array of `count` writes, each `write_size` bytes apart, valid during the call.
-     *   write_size: sizeof(motion_property_write) at the caller's build (the array's stride). A later minor
-     *     may append fields to motion_property_write; the host reads only what write_size covers.
+     *   write_size: sizeof(motion_property_write) at the caller's build (the array's stride, a multiple of
+     *     its alignment, 8). A later minor may append fields to motion_property_write; the host reads only
+     *     what write_size covers.
      *   failed_index_out: caller-owned, may be NULL; written only when the result is not MOTION_OK.
      * Ordering rule for a plugin that queues: the host sees a write only when set_properties is called, so
      * hand the queue over before any other host call of your own that reads or depends on properties
@@ -504,7 +505,8 @@ typedef struct motion_host_v1 {
      * Returns MOTION_OK when every write was applied (also for count 0, whatever writes is). Otherwise the
      * status of the first skipped write, with *failed_index_out set to its index; or
      * MOTION_ERR_INVALID_ARGUMENT with *failed_index_out = 0 and nothing applied when writes is NULL (count
-     * > 0), write_size is smaller than the ABI 1.1 motion_property_write, or count * write_size overflows.
+     * > 0), write_size is smaller than the ABI 1.1 motion_property_write or not a multiple of 8, or
+     * count * write_size overflows (also a count of 2^63 or more).
      */
     motion_status (*set_properties)(const motion_property_write *writes, size_t count, size_t write_size,
                                     size_t *failed_index_out);
@@ -620,12 +622,15 @@ typedef struct motion_frames_v1 {
     void (*update)(motion_performer *performer, const motion_frame *frame);
     /**
      * [scheduler-thread] Since ABI 1.1; optional: NULL (or a struct_size that does not cover it) makes
-     * the host call update per performer. Updates `count` (>= 1) performers for one frame, in the order
-     * given, as `count` calls of update would. performers: a host-owned array of `count` performers of
-     * this plugin, each holding at least one is-active token when the call begins, valid during the call
-     * only (do not keep the array; the performers in it are yours as always). frame: as for update. Inside the call each performer may set
-     * properties, emit transactions, and take or end tokens exactly as in update; a performer whose last
-     * token ends during the call (even by another performer's doing) is still updated in this call.
+     * the host call update per performer, exactly as a 1.0 host does.
+     * Updates `count` (>= 1) performers for one frame, in the order given, as `count` calls of update
+     * would. performers: a host-owned array of `count` performers of this plugin, each holding at least
+     * one is-active token when the call begins; valid during the call only (do not keep the array; the
+     * performers in it are yours as always). frame: as for update.
+     * Inside the call each performer may set properties, emit transactions, and take or end tokens exactly
+     * as in update; a performer whose last token ends during the call (even by another performer's doing)
+     * is still updated in this call. A plugin that queues property writes for set_properties must hand
+     * them over as set_properties says (before its other host calls and before returning).
      */
     void (*update_many)(motion_performer *const *performers, size_t count, const motion_frame *frame);
 } motion_frames_v1;

@@ -104,9 +104,10 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
         PluginCrashReport.calling(pluginName) { frameUpdate(performer, &cFrame) }
     }
 
-    /// The plugin: the scheduler updates consecutive performers of one plugin with one call
-    /// (``EntryPlugin/update(_:frame:)``).
-    var frameBatch: (any FrameBatch)? { frameUpdate == nil ? nil : plugin }
+    /// The plugin, when it has `update_many` (ABI 1.1): the scheduler updates consecutive performers of
+    /// one plugin with one call (``EntryPlugin/update(_:frame:)``). A plugin without it is updated per
+    /// performer, each checked for a token at its turn, as a 1.0 host does.
+    var frameBatch: (any FrameBatch)? { frameUpdate == nil || plugin.updateMany == nil ? nil : plugin }
     var frameBatchMember: OpaquePointer { performer }
 
     func receive(_ sample: UnsafePointer<motion_device_motion_sample>) {

@@ -120,8 +120,11 @@ private let hostSetProperty: @convention(c) (OpaquePointer?, motion_property_id,
 
 private let hostSetProperties: @convention(c) (UnsafePointer<motion_property_write>?, Int, Int, UnsafeMutablePointer<Int>?) -> motion_status = {
     writes, count, writeSize, failedIndexOut in
-    guard count > 0 else { return MOTION_OK }
-    guard let writes, writeSize >= MemoryLayout<motion_property_write>.size, count <= Int.max / writeSize else {
+    guard count != 0 else { return MOTION_OK }
+    // size_t arrives as Int: a count of 2^63 or more is negative here.
+    guard let writes, count > 0, writeSize >= MemoryLayout<motion_property_write>.size,
+        writeSize % MemoryLayout<motion_property_write>.alignment == 0, count <= Int.max / writeSize
+    else {
         failedIndexOut?.pointee = 0
         return MOTION_ERR_INVALID_ARGUMENT
     }

@@ -1,11 +1,19 @@
 import CMotionABI
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// The property writes of the performers one `update_many` call updates, handed to the host in one
 /// `motion_host_v1.set_properties` call (ABI 1.1) instead of one `set_property` call each.
 ///
-/// Order is kept: the queue is flushed when it is full, before any other host call of a queued-to
-/// context on the scheduler thread (a read, an emission, a token; see
-/// `PerformerContext.withLiveContext`), and when `update_many` returns.
+/// Order is kept: the queue is the thread's active queue while `update_many` runs, and it is flushed
+/// when it is full, before any other host call made on that thread through any performer's context (a
+/// read, an emission, a token, also another performer's; see `PerformerContext.withLiveContext`), before
+/// any other plugin function the host calls meanwhile returns (an `add_plan` nested in an emission), and
+/// when `update_many` returns.
 ///
 /// Thread rule: the scheduler thread only (the performers' contexts queue here only when called on it).
 @usableFromInline
@@ -30,6 +38,34 @@ final class PropertyWriteQueue {
 
     deinit { writes.deallocate() }
 
+    // MARK: The thread's active queue
+
+    private static let activeKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Runs `body` with `queue` as this thread's active queue (restoring the previous one after, for a
+    /// frame run inside a frame), then hands the queue over.
+    static func activating<R>(_ queue: PropertyWriteQueue?, _ body: () -> R) -> R {
+        guard let queue else { return body() }
+        let previous = pthread_getspecific(activeKey)
+        pthread_setspecific(activeKey, Unmanaged.passUnretained(queue).toOpaque())
+        defer {
+            queue.flush()
+            pthread_setspecific(activeKey, previous)
+        }
+        return body()
+    }
+
+    /// Hands this thread's active queue over, if there is one: before a host call, and before a plugin
+    /// function the host called during `update_many` returns.
+    static func flushActive() {
+        guard let raw = pthread_getspecific(activeKey) else { return }
+        Unmanaged<PropertyWriteQueue>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.flush() }
+    }
+
     /// Queues what `set_property(ctx, property, values, count)` would do, when the host would take it:
     /// 1 to 4 finite values (the id comes from `property_id`). Returns `false`, queuing nothing, otherwise.
     @inlinable @inline(__always)
@@ -53,7 +89,8 @@ final class PropertyWriteQueue {
     }
 
     /// Hands every queued write to the host, in order. A write the host skips is logged (it cannot
-    /// be reported to the performer that queued it, which has moved on).
+    /// be reported to the performer that queued it, which has moved on; the SDK's own checks before
+    /// queuing leave the host no reason to skip one).
     @usableFromInline
     func flush() {
         guard count > 0 else { return }

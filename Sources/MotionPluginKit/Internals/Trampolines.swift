@@ -141,6 +141,8 @@ func sdkCreatePerformer(
     _ className: UnsafePointer<CChar>?, _ targetName: UnsafePointer<CChar>?, _ context: OpaquePointer?,
     _ error: UnsafeMutablePointer<motion_error>?
 ) -> OpaquePointer? {
+    // Writes queued during update_many (this call may be nested in one) reach the host before it returns.
+    defer { PropertyWriteQueue.flushActive() }
     guard let className, let targetName, let context else {
         motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "create_performer needs a class, a target and a context.")
         return nil
@@ -173,6 +175,8 @@ func sdkCreatePerformer(
 }
 
 func sdkDestroyPerformer(_ performer: OpaquePointer?) {
+    // Writes queued during update_many (this call may be nested in one) reach the host before it returns.
+    defer { PropertyWriteQueue.flushActive() }
     guard let performer else { return }
     // Release the box, and with it the performer, while its context is still live, so the performer's
     // deinit may terminate tokens; then invalidate the context.
@@ -184,6 +188,8 @@ func sdkAddPlan(
     _ performer: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ length: Int,
     _ error: UnsafeMutablePointer<motion_error>?
 ) -> motion_status {
+    // Writes queued during update_many (this call may be nested in one) reach the host before it returns.
+    defer { PropertyWriteQueue.flushActive() }
     guard let performer, let json, length > 0 else {
         motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "add_plan needs a performer and non-empty plan JSON.")
         return MOTION_ERR_INVALID_ARGUMENT
@@ -202,6 +208,8 @@ func sdkAddNamedPlan(
     _ performer: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ json: UnsafePointer<CChar>?, _ length: Int,
     _ error: UnsafeMutablePointer<motion_error>?
 ) -> motion_status {
+    // Writes queued during update_many (this call may be nested in one) reach the host before it returns.
+    defer { PropertyWriteQueue.flushActive() }
     guard let performer, let name, name.pointee != 0, let json, length > 0 else {
         motion_error_set(
             error, MOTION_ERR_INVALID_ARGUMENT, "add_named_plan needs a performer, a non-empty name and plan JSON.")
@@ -220,6 +228,8 @@ func sdkAddNamedPlan(
 func sdkRemoveNamedPlan(
     _ performer: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ error: UnsafeMutablePointer<motion_error>?
 ) -> motion_status {
+    // Writes queued during update_many (this call may be nested in one) reach the host before it returns.
+    defer { PropertyWriteQueue.flushActive() }
     guard let performer, let name, name.pointee != 0 else {
         motion_error_set(
             error, MOTION_ERR_INVALID_ARGUMENT, "remove_named_plan needs a performer and a non-empty name.")
@@ -244,6 +254,8 @@ func sdkGetExtension(_ id: UnsafePointer<CChar>?) -> UnsafeRawPointer? {
 }
 
 func sdkUpdate(_ performer: OpaquePointer?, _ frame: UnsafePointer<motion_frame>?) {
+    // Writes queued during update_many (this call may be nested in one) reach the host before it returns.
+    defer { PropertyWriteQueue.flushActive() }
     guard let performer, let frame else { return }
     let value = readCovered(frame, zero: motion_frame())
     // The per-frame path: borrow the box (the host keeps it alive until destroy_performer) instead of
@@ -258,23 +270,27 @@ func sdkUpdateMany(_ performers: UnsafePointer<OpaquePointer?>?, _ count: Int, _
     let value = readCovered(frame, zero: motion_frame())
     let swiftFrame = Frame(index: value.index, time: value.time, delta: value.delta)
     let members = UnsafeBufferPointer(start: performers, count: count)
-    guard let first = members.first.flatMap({ $0 }) else { return }
-    // The performers' property writes go to the host in one set_properties call (ABI 1.1 hosts).
+    guard let first = members.first(where: { $0 != nil }).flatMap({ $0 }) else { return }
+    // The performers' property writes go to the host in set_properties calls (ABI 1.1 hosts).
     let firstContext = PerformerBox.from(first).context
     let queue = PropertyWriteQueue(host: firstContext.host, pluginID: firstContext.pluginID)
     let pending = queue.map { Unmanaged.passUnretained($0) }
-    for performer in members {
-        guard let performer else { continue }
-        Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(performer))._withUnsafeGuaranteedRef { box in
-            box.context.pendingWrites = pending
-            box.frameUpdating?.update(frame: swiftFrame)
-            box.context.pendingWrites = nil
+    PropertyWriteQueue.activating(queue) {
+        for performer in members {
+            guard let performer else { continue }
+            Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(performer))._withUnsafeGuaranteedRef { box in
+                let previous = box.context.pendingWrites
+                box.context.pendingWrites = pending
+                box.frameUpdating?.update(frame: swiftFrame)
+                box.context.pendingWrites = previous
+            }
         }
     }
-    withExtendedLifetime(queue) { queue?.flush() }
 }
 
 func sdkReceive(_ performer: OpaquePointer?, _ sample: UnsafePointer<motion_device_motion_sample>?) {
+    // Writes queued during update_many (this call may be nested in one) reach the host before it returns.
+    defer { PropertyWriteQueue.flushActive() }
     guard let performer, let sample else { return }
     guard let target = PerformerBox.from(performer).deviceMotionReceiving else { return }
     target.receive(sample: DeviceMotionSample(readCovered(sample, zero: motion_device_motion_sample())))

@@ -78,8 +78,9 @@ public final class PerformerContext: Sendable {
         if pthread_self() == schedulerThread {  // pthread_t is an integer on Linux
             // Destruction happens on this thread too, so it cannot race with this call.
             guard !isDestroyed else { throw Self.goneError }
-            // Queued writes first, so that the host sees them before whatever this call does.
-            pendingWrites?._withUnsafeGuaranteedRef { $0.flush() }
+            // Queued writes first (any performer's, during update_many), so that the host sees them
+            // before whatever this call does.
+            PropertyWriteQueue.flushActive()
             return body(handle)
         }
         var current = state.load(ordering: .acquiring)
@@ -206,9 +207,11 @@ public final class PerformerContext: Sendable {
     /// Sets a property of the target (`motion_host_v1.set_property`); the host copies the values.
     ///
     /// During a frame update from a host of ABI 1.1 or later the write is queued and handed to the host
-    /// with the other performers' writes in one `set_properties` call, before any read, emission or token
-    /// call and before the frame's update returns, so the order of writes and reads is as if each went
-    /// across at once.
+    /// with the other performers' writes in one `set_properties` call, before any other host call made
+    /// on the scheduler thread (a read, an emission, a token) and before the plugin function the host
+    /// called returns, so the order of writes and reads is as if each went across at once. Values the
+    /// host would refuse throw here, at once; a queued write cannot fail later for any other reason an
+    /// SDK caller can cause (its property id came from the host).
     /// - Parameters:
     ///   - values: the components (1 to 4, finite).
     ///   - property: the property's id.
@@ -218,7 +221,8 @@ public final class PerformerContext: Sendable {
     public func setValue(_ values: [Double], of property: PropertyID) throws(PluginError) {
         // Inlined into the plugin's performer: inside update_many (which the host calls on the scheduler
         // thread, so this performer is live) a write is queued with no call into the SDK.
-        if let queue = pendingWrites, pthread_self() == schedulerThread {
+        // The thread first: pendingWrites is written on the scheduler thread only.
+        if pthread_self() == schedulerThread, let queue = pendingWrites {
             let queued = values.withUnsafeBufferPointer { values in
                 queue._withUnsafeGuaranteedRef { $0.append(handle.raw, property.rawValue, values) }
             }
@@ -234,7 +238,7 @@ public final class PerformerContext: Sendable {
         guard !values.isEmpty else {
             throw PluginError(.invalidArgument, "no values for property \(property.rawValue). To fix, pass 1 or more.")
         }
-        if pendingWrites != nil, pthread_self() == schedulerThread {
+        if pthread_self() == schedulerThread, pendingWrites != nil {
             throw Self.unqueueable(values, property)
         }
         let status: motion_status
@@ -261,7 +265,7 @@ public final class PerformerContext: Sendable {
     /// - Throws: as `setValue(_:of:)` for an array.
     public func setValue(_ value: Double, of property: PropertyID) throws(PluginError) {
         var scalar = value
-        if let queue = pendingWrites, pthread_self() == schedulerThread {
+        if pthread_self() == schedulerThread, let queue = pendingWrites {
             // As in setValue(_:of:) for an array.
             let queued = withUnsafePointer(to: &scalar) { pointer in
                 queue._withUnsafeGuaranteedRef { $0.append(handle.raw, property.rawValue, UnsafeBufferPointer(start: pointer, count: 1)) }

@@ -101,12 +101,61 @@ final class BadWriter: PluginPerformer, FrameUpdating {
     }
 }
 
+/// `{"type": "NestWrites"}`: takes a token; on its next frame (inside update_many) emits one transaction
+/// that adds `{"type": "SetP", "value": 7}` to its own target and then `{"type": "ReadP"}` (a plan the test
+/// performs in-process, which reads p). The write SetP makes is queued, because this performer is being
+/// updated: the SDK must hand it over before add_plan returns, so ReadP sees 7.
+struct NestWrites: PluginPlan {
+    static let type = "NestWrites"
+}
+
+/// `{"type": "SetP", "value": 7}`: sets p.
+struct SetP: PluginPlan {
+    static let type = "SetP"
+    var value: Double
+}
+
+final class NestedWriter: PluginPerformer, FrameUpdating {
+    static let planTypes: [any PluginPlan.Type] = [NestWrites.self, SetP.self]
+
+    private let context: PerformerContext
+    private var token: Token?
+
+    init(context: PerformerContext) {
+        self.context = context
+    }
+
+    func add(_ plan: any PluginPlan) throws {
+        if let set = plan as? SetP {
+            try context.setValue(set.value, of: context.propertyID(named: "p"))
+        } else {
+            token = context.generateToken()
+        }
+    }
+
+    func update(frame: Frame) {
+        guard let held = token else { return }
+        token = nil
+        let own = context.targetName
+        let operations =
+            #"{"operations":[{"op":"add","target":"\#(own)","plan":{"type":"SetP","value":7}},"#
+            + #"{"op":"add","target":"\#(own)","plan":{"type":"ReadP"}}]}"#
+        do {
+            try context.emit(transactionJSON: operations)
+        } catch {
+            context.log(.error, "NestWrites: \(error.message)")
+        }
+        try? held.terminate()
+    }
+}
+
 @_cdecl("motion_plugin_entry")
 public func motionPluginEntry(_ version: UInt32, _ host: UnsafePointer<motion_host_v1>?)
     -> UnsafePointer<motion_plugin_v1>?
 {
     MotionPlugin(
-        id: "org.motion.fixtures.token-misuse", performers: [MisusePerformer.self, WorkerPerformer.self, BadWriter.self]
+        id: "org.motion.fixtures.token-misuse",
+        performers: [MisusePerformer.self, WorkerPerformer.self, BadWriter.self, NestedWriter.self]
     )
     .export(hostVersion: version, host: host)
 }
