@@ -18,7 +18,8 @@ typedef struct level_performer {
 
 void *level_create(const char *target_name, const motion_host_v1 *host, motion_host_context *ctx) {
     (void)target_name;
-    if (host == NULL || ctx == NULL || host->struct_size < sizeof(motion_host_v1)) return NULL;
+    /* ABI 1.0's functions are all it calls: a host whose struct ends at plan_value_json will do. */
+    if (host == NULL || ctx == NULL || !MOTION_STRUCT_HAS_FIELD(host, motion_host_v1, plan_value_json)) return NULL;
     level_performer *p = calloc(1, sizeof *p);
     if (p == NULL) {
         host->log(MOTION_LOG_ERROR, "org.motion.cdeclarative: out of memory creating a Level performer");

@@ -310,7 +310,8 @@ MOTION_PLUGIN_EXPORT const motion_plugin_v1 *motion_plugin_entry(uint32_t host_a
         if (host->log != NULL) host->log(MOTION_LOG_ERROR, message);
         return NULL;
     }
-    if (host->struct_size < sizeof(motion_host_v1)) {
+    /* Every function this plugin calls is ABI 1.0's (the last is plan_value_json): a 1.0 host will do. */
+    if (!MOTION_STRUCT_HAS_FIELD(host, motion_host_v1, plan_value_json)) {
         if (host->log != NULL) host->log(MOTION_LOG_ERROR, PLUGIN_ID ": refusing to load: motion_host_v1 too small.");
         return NULL;
     }

@@ -46,6 +46,24 @@ struct HandshakeTests {
         #expect(try PluginLibrary.open(product).callEntry(version: abiVersion(major: 1, minor: 7)) != nil)
     }
 
+    @Test("A host built against ABI 1.0 is accepted", arguments: ["CPerformers", "FixtureTestPerformers"])
+    func version10HostIsAccepted(product: String) throws {
+        #expect(try PluginLibrary.open(product, instance: "-abi-1.0").callEntry(host: FakeHost.version10Interface) != nil)
+    }
+
+    @Test("An ABI 1.0 host (no set_properties) is accepted, and update_many's writes go through set_property")
+    func version10Host() throws {
+        let plugin = try #require(try PluginLibrary.open("TweenKit", instance: "-abi-1.0").callEntry(host: FakeHost.version10Interface))
+        let context = FakeContext(target: "abi-1.0")
+        let performer = try #require(plugin.create("TweenPerformer", for: context).0)
+        defer { plugin.destroy(performer) }
+        #expect(plugin.add(#"{"type":"Tween","property":"x","from":[0],"to":[10],"duration":1,"timing":"linear"}"#, to: performer).0 == MOTION_OK)
+        plugin.updateMany([performer], index: 0, time: 0, delta: 0)
+        plugin.updateMany([performer], index: 1, time: 0.5, delta: 0.5)
+        #expect(context.value("x") == [5])
+        #expect(context.state.withLock { ($0.writes, $0.batchedWrites) } == (2, 0))
+    }
+
     @Test("The wrong-major fixture announces ABI 2.0 for the host to refuse")
     func wrongMajorFixture() throws {
         let plugin = try #require(try PluginLibrary.open("FixtureWrongABIMajor").callEntry())

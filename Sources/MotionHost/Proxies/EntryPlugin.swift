@@ -54,8 +54,8 @@ public final class EntryPlugin: @unchecked Sendable {
             throw failure(.entryRefused, "motion_plugin_entry returned NULL: the plugin refuses to load\(reason)")
         }
         let plugin = table.pointee
-        let required = MemoryLayout<motion_plugin_v1>.offset(of: \motion_plugin_v1.get_extension)! + MemoryLayout<UnsafeRawPointer>.size
-        guard Int(plugin.struct_size) >= required else {
+        guard structCovers(table, \motion_plugin_v1.get_extension) else {
+            let required = MemoryLayout<motion_plugin_v1>.offset(of: \motion_plugin_v1.get_extension)! + MemoryLayout<UnsafeRawPointer>.size
             throw failure(
                 .invalidInterface,
                 "motion_plugin_v1.struct_size is \(plugin.struct_size) bytes, smaller than the \(required) bytes of ABI 1.0's fields")
@@ -100,8 +100,8 @@ public final class EntryPlugin: @unchecked Sendable {
     ) -> UnsafePointer<T>? {
         guard let raw = id.withCString({ plugin.get_extension($0) }) else { return nil }
         let pointer = raw.assumingMemoryBound(to: T.self)
-        let size = Int(raw.load(as: UInt32.self))
-        guard let offset = MemoryLayout<T>.offset(of: function), size >= offset + MemoryLayout<UnsafeRawPointer>.size else {
+        guard structCovers(pointer, function) else {
+            let size = raw.load(as: UInt32.self)
             problems.append("get_extension(\"\(id)\") returned a struct of \(size) bytes, too small for its function; it is ignored")
             return nil
         }

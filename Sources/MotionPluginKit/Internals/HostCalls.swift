@@ -11,28 +11,26 @@ import CMotionABI
 struct Host: @unchecked Sendable {
     let raw: UnsafePointer<motion_host_v1>
 
-    /// Whether the host's struct is large enough to hold every v1 field.
-    var coversVersion1: Bool {
-        Int(raw.pointee.struct_size) >= MemoryLayout<motion_host_v1>.size
+    /// Whether the host's struct is large enough to hold `field` (motion_plugin.h, `MOTION_STRUCT_HAS_FIELD`).
+    func covers<F>(_ field: KeyPath<motion_host_v1, F>) -> Bool {
+        guard let offset = MemoryLayout<motion_host_v1>.offset(of: field) else { return false }
+        return Int(raw.pointee.struct_size) >= offset + MemoryLayout<F>.size
     }
+
+    /// The bytes of ABI 1.0's `motion_host_v1`: up to its last field, `plan_value_json`.
+    static let version1Size = MemoryLayout<motion_host_v1>.offset(of: \.plan_value_json)! + MemoryLayout<UnsafeRawPointer>.size
+
+    /// Whether the host's struct holds every ABI 1.0 field (a 1.0 host has no `set_properties`).
+    var coversVersion1: Bool { covers(\.plan_value_json) }
 
     /// Whether the host's struct covers the plan-field functions (`plan_number` … `plan_value_json`).
-    var coversPlanFields: Bool {
-        Int(raw.pointee.struct_size)
-            >= MemoryLayout<motion_host_v1>.offset(of: \.plan_value_json)! + MemoryLayout<UnsafeRawPointer>.size
-    }
+    var coversPlanFields: Bool { covers(\.plan_value_json) }
 
     /// Whether the host's struct covers `set_properties` (ABI 1.1).
-    var coversSetProperties: Bool {
-        Int(raw.pointee.struct_size)
-            >= MemoryLayout<motion_host_v1>.offset(of: \.set_properties)! + MemoryLayout<UnsafeRawPointer>.size
-    }
+    var coversSetProperties: Bool { covers(\.set_properties) }
 
     /// Whether at least the `log` field is covered (so a refusal can be explained).
-    var coversLog: Bool {
-        Int(raw.pointee.struct_size)
-            >= MemoryLayout<motion_host_v1>.offset(of: \.log)! + MemoryLayout<UnsafeRawPointer>.size
-    }
+    var coversLog: Bool { covers(\.log) }
 
     /// `motion_host_v1.log(level, message)`.
     func log(_ level: Int32, _ message: String) {

@@ -62,7 +62,7 @@ public struct MotionPlugin: Sendable {
         guard hostInterface.coversVersion1 else {
             return refuse(
                 "the host's motion_host_v1 is \(host.pointee.struct_size) bytes, smaller than the "
-                    + "\(MemoryLayout<motion_host_v1>.size) of ABI 1.0. To fix, use a conforming host.")
+                    + "\(Host.version1Size) of ABI 1.0. To fix, use a conforming host.")
         }
         let classes: [String: PerformerClass]
         do {

@@ -161,6 +161,15 @@ enum FakeHost {
 
     /// How many times a plugin called `set_properties` in this process.
     static let setPropertiesCalls = Atomic<Int>(0)
+    /// The same host as it would be built against ABI 1.0: its struct_size ends before `set_properties`.
+    static let version10Interface: Interface = {
+        let host = UnsafeMutablePointer<motion_host_v1>.allocate(capacity: 1)
+        host.initialize(to: interface.pointer.pointee)
+        host.pointee.struct_size = UInt32(MemoryLayout<motion_host_v1>.offset(of: \.set_properties)!)
+        host.pointee.set_properties = nil
+        return Interface(pointer: UnsafePointer(host))
+    }()
+
     static let logLines = Mutex<[(Int32, String)]>([])
     static let nextToken = Atomic<UInt64>(0)
     private static let names = Mutex<[String]>([])

@@ -25,11 +25,13 @@ struct PluginLibrary: @unchecked Sendable {
     /// entry, and other suites in this test process load the same products into the real host
     /// (MotionHost). A copy is a separate file, so `dlopen` maps a separate instance with its own state.
     /// Each product is copied and opened once per process.
-    static func open(_ product: String) throws -> PluginLibrary {
+    /// - Parameter instance: another name opens another copy (an instance whose entry can be given a
+    ///   different host without disturbing the tests that use the first).
+    static func open(_ product: String, instance: String = "") throws -> PluginLibrary {
         try opened.withLock { opened in
-            if let library = opened[product] { return library }
+            if let library = opened[product + instance] { return library }
             let path = "\(productsDirectory)/lib\(product).so"
-            let copy = "\(privateDirectory)/lib\(product).so"
+            let copy = "\(privateDirectory)/lib\(product)\(instance).so"
             try? FileManager.default.removeItem(atPath: copy)
             do {
                 try FileManager.default.copyItem(atPath: path, toPath: copy)
@@ -41,7 +43,7 @@ struct PluginLibrary: @unchecked Sendable {
                 throw LoadFailure(description: "dlopen \(copy) failed: \(reason). To fix, build the products first.")
             }
             let library = PluginLibrary(name: product, path: path, handle: handle)
-            opened[product] = library
+            opened[product + instance] = library
             return library
         }
     }
@@ -66,9 +68,9 @@ struct PluginLibrary: @unchecked Sendable {
     }
 
     /// Calls the entry with the fake host and the given ABI version.
-    func callEntry(version: UInt32 = MOTION_ABI_VERSION) throws -> Plugin? {
+    func callEntry(version: UInt32 = MOTION_ABI_VERSION, host: FakeHost.Interface = FakeHost.interface) throws -> Plugin? {
         guard let entry else { throw LoadFailure(description: "\(name) has no entry symbol") }
-        return entry(version, FakeHost.interface.pointer).map(Plugin.init)
+        return entry(version, host.pointer).map(Plugin.init)
     }
 
     /// The names of the symbols the library exports (defined, global or weak, in `.dynsym`), read from
