@@ -75,6 +75,17 @@ struct SetPropertiesTests {
         #expect(apply([]) == (MOTION_OK, -1))
     }
 
+    @Test("values past a write's count are ignored, whatever they hold; a non-finite one within it is refused")
+    func valuesPastCount() {
+        var scalar = write(card, x.rawValue, [2, .nan, .infinity, .nan])
+        scalar.count = 1
+        var pair = write(chip, y.rawValue, [1, .infinity, 3])
+        pair.count = 2
+        #expect(apply([scalar, pair]) == (MOTION_ERR_INVALID_ARGUMENT, 1))
+        #expect(scene.target("card")?[x] == PropertyValue(2))
+        #expect(scene.target("chip")?[y] == nil)
+    }
+
     @Test("a NULL array or a stride smaller than the ABI 1.1 write applies nothing: MOTION_ERR_INVALID_ARGUMENT at 0")
     func badArrays() {
         var failed = -1

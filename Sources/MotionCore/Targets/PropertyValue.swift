@@ -108,6 +108,13 @@ public struct PropertyValue: Hashable, Sendable, CustomStringConvertible {
     /// The first component.
     public var scalar: Double { c0 }
 
+    /// Whether every component is finite (neither infinite nor NaN); components past ``count`` are 0.
+    @inlinable
+    public var isFinite: Bool {
+        // x - x is 0 for a finite x and NaN for an infinity or a NaN: one comparison for all four.
+        (c0 - c0) + (c1 - c1) + (c2 - c2) + (c3 - c3) == 0
+    }
+
     /// The components as an array of ``count`` elements.
     public var components: [Double] { (0..<count).map { self[$0] } }
 

@@ -130,38 +130,57 @@ private let hostSetProperties: @convention(c) (UnsafePointer<motion_property_wri
     }
     let thread = pthread_self()
     var firstFailure = MOTION_OK
+    // The caller's stride: a newer minor may have appended fields this host does not read.
+    var write = UnsafeRawPointer(writes)
     for index in 0..<count {
-        // The caller's stride: a newer minor may have appended fields this host does not read.
-        let write = (UnsafeRawPointer(writes) + index * writeSize).assumingMemoryBound(to: motion_property_write.self)
-        let status = withUnsafePointer(to: write.pointee.values) { tuple in
-            tuple.withMemoryRebound(to: Double.self, capacity: Int(MOTION_PROPERTY_MAX_COMPONENTS)) { values in
-                guard let ctx = write.pointee.ctx else { return MOTION_ERR_INVALID_ARGUMENT }
-                return setProperty(ctx, write.pointee.property, values, write.pointee.count, thread: thread)
-            }
-        }
+        let status = setProperty(write.assumingMemoryBound(to: motion_property_write.self), thread: thread)
         if status != MOTION_OK, firstFailure == MOTION_OK {
             firstFailure = status
             failedIndexOut?.pointee = index
         }
+        write += writeSize
     }
     return firstFailure
 }
 
-/// One property write, as `set_property` and each entry of `set_properties` make it: every check the
-/// header promises (values, count, finiteness, thread, id), in the order of their cost, with the
-/// context and target borrowed. `thread` is the caller's `pthread_self()`, taken once per call.
+/// One `set_property` call's checks and write: values, count, finiteness, then the context's.
 @inline(__always)
 private func setProperty(
     _ ctx: OpaquePointer, _ id: motion_property_id, _ values: UnsafePointer<Double>?, _ count: UInt32, thread: pthread_t
 ) -> motion_status {
     guard let values, count &- 1 < UInt32(MOTION_PROPERTY_MAX_COMPONENTS) else { return MOTION_ERR_INVALID_ARGUMENT }
-    let buffer = UnsafeBufferPointer(start: values, count: Int(count))
-    for value in buffer where !value.isFinite { return MOTION_ERR_INVALID_ARGUMENT }
-    return Unmanaged<HostContext>.fromOpaque(UnsafeRawPointer(ctx))._withUnsafeGuaranteedRef { context in
+    // The caller's buffer holds `count` values: read no more.
+    let value = PropertyValue(UnsafeBufferPointer(start: values, count: Int(count)))
+    guard value.isFinite else { return MOTION_ERR_INVALID_ARGUMENT }
+    return setProperty(ctx, id, value, thread: thread)
+}
+
+/// One entry of `set_properties`: the same checks, in the same order, as `set_property` makes.
+@inline(__always)
+private func setProperty(_ write: UnsafePointer<motion_property_write>, thread: pthread_t) -> motion_status {
+    let count = write.pointee.count
+    guard let ctx = write.pointee.ctx, count &- 1 < UInt32(MOTION_PROPERTY_MAX_COMPONENTS) else {
+        return MOTION_ERR_INVALID_ARGUMENT
+    }
+    // Read in place (no copy of the array); the values past `count` are ignored.
+    let values = UnsafeRawPointer(write).advanced(by: MemoryLayout<motion_property_write>.offset(of: \.values)!)
+        .assumingMemoryBound(to: Double.self)
+    let value = PropertyValue(UnsafeBufferPointer(start: values, count: Int(count)))
+    guard value.isFinite else { return MOTION_ERR_INVALID_ARGUMENT }
+    return setProperty(ctx, write.pointee.property, value, thread: thread)
+}
+
+/// The checks that need the context (thread, then id), in the order the header gives, and the write,
+/// with the context and target borrowed. `thread` is the caller's `pthread_self()`, taken once per call.
+@inline(__always)
+private func setProperty(_ ctx: OpaquePointer, _ id: motion_property_id, _ value: PropertyValue, thread: pthread_t)
+    -> motion_status
+{
+    Unmanaged<HostContext>.fromOpaque(UnsafeRawPointer(ctx))._withUnsafeGuaranteedRef { context in
         guard context.schedulerThread == thread else { return MOTION_ERR_WRONG_THREAD }
         let property = PropertyID(rawValue: id)
         guard context.withScene({ $0.hasProperty(property) }) else { return MOTION_ERR_UNKNOWN_PROPERTY }
-        context.withTarget { $0.setValue(PropertyValue(buffer), for: property) }
+        context.withTarget { $0.setValue(value, for: property) }
         return MOTION_OK
     }
 }
