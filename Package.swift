@@ -68,7 +68,9 @@ let package = Package(
 
         // MARK: SDK
         // The Swift SDK for plugin authors: C types and JSON bytes only cross the boundary.
-        .target(name: "MotionPluginKit", dependencies: ["CMotionABI"]),
+        .target(name: "MotionPluginKit", dependencies: ["CMotionABI", "CMotionPluginKitSupport"]),
+        // Its one inline C helper (header only): the calling thread's identity without a call.
+        .target(name: "CMotionPluginKitSupport"),
 
         // MARK: Plugins
         // Sample performer plugins, each a .dynamic library product lib<Name>.so that exports only its entry
@@ -130,7 +132,8 @@ let package = Package(
         .target(name: "MotionTesting", dependencies: ["MotionCore", "DeviceMotion"]),
 
         // MARK: Benchmarks (release builds that print a table)
-        .executableTarget(name: "motion-benchmark", dependencies: ["MotionCore", "MotionHost", "MotionAnimation"], path: "Benchmarks/MotionBenchmark"),
+        .executableTarget(
+            name: "motion-benchmark", dependencies: ["MotionCore", "MotionHost", "MotionAnimation"], path: "Benchmarks/MotionBenchmark"),
         // MARK: CLI
         .executableTarget(
             name: "motion-host",

@@ -1,4 +1,5 @@
 import CMotionABI
+import CMotionPluginKitSupport
 import Synchronization
 
 #if canImport(Glibc)
@@ -47,7 +48,8 @@ public final class PerformerContext: Sendable {
     /// Unmanaged: `update_many` keeps the queue alive around the update, and this path must not count
     /// references per write.
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var pendingWrites: Unmanaged<PropertyWriteQueue>?
-    @usableFromInline let schedulerThread: pthread_t
+    /// `motion_sdk_thread_identity()` on the scheduler thread (where the host creates performers).
+    @usableFromInline let schedulerThread: UInt
     @usableFromInline let handle: ContextHandle
     /// Bit 62: destroyed. Bits 0..<62: calls in flight from threads other than the scheduler's.
     private let state = Atomic<Int>(0)
@@ -66,16 +68,21 @@ public final class PerformerContext: Sendable {
         self.handle = handle
         self.targetName = targetName
         self.pluginID = pluginID
-        self.schedulerThread = pthread_self()
+        self.schedulerThread = motion_sdk_thread_identity()
         self.setPropertyFunction = host.raw.pointee.set_property ?? { _, _, _, _ in MOTION_ERR_INTERNAL }
     }
+
+    /// Whether the caller runs on the scheduler thread: one load and a compare, no call (the property
+    /// write path asks once per write).
+    @inlinable @inline(__always)
+    var isOnSchedulerThread: Bool { motion_sdk_thread_identity() == schedulerThread }
 
     /// Whether the performer has been destroyed (every call now fails with `.schedulerGone`).
     public var isDestroyed: Bool { state.load(ordering: .acquiring) & Self.destroyedBit != 0 }
 
     /// Runs `body` with the live context, or throws `.schedulerGone` once the performer is destroyed.
     func withLiveContext<R>(_ body: (ContextHandle) -> R) throws(PluginError) -> R {
-        if pthread_self() == schedulerThread {  // pthread_t is an integer on Linux
+        if isOnSchedulerThread {
             // Destruction happens on this thread too, so it cannot race with this call.
             guard !isDestroyed else { throw Self.goneError }
             // Queued writes first (any performer's, during update_many), so that the host sees them
@@ -222,7 +229,7 @@ public final class PerformerContext: Sendable {
         // Inlined into the plugin's performer: inside update_many (which the host calls on the scheduler
         // thread, so this performer is live) a write is queued with no call into the SDK.
         // The thread first: pendingWrites is written on the scheduler thread only.
-        if pthread_self() == schedulerThread, let queue = pendingWrites {
+        if isOnSchedulerThread, let queue = pendingWrites {
             let queued = values.withUnsafeBufferPointer { values in
                 queue._withUnsafeGuaranteedRef { $0.append(handle.raw, property.rawValue, values) }
             }
@@ -238,11 +245,11 @@ public final class PerformerContext: Sendable {
         guard !values.isEmpty else {
             throw PluginError(.invalidArgument, "no values for property \(property.rawValue). To fix, pass 1 or more.")
         }
-        if pthread_self() == schedulerThread, pendingWrites != nil {
+        if isOnSchedulerThread, pendingWrites != nil {
             throw Self.unqueueable(values, property)
         }
         let status: motion_status
-        if pthread_self() == schedulerThread, state.load(ordering: .relaxed) & Self.destroyedBit == 0 {
+        if isOnSchedulerThread, state.load(ordering: .relaxed) & Self.destroyedBit == 0 {
             // Destruction happens on this thread too, so it cannot race with this call.
             status = values.withUnsafeBufferPointer {
                 setPropertyFunction(handle.raw, property.rawValue, $0.baseAddress, UInt32(clamping: $0.count))
@@ -265,7 +272,7 @@ public final class PerformerContext: Sendable {
     /// - Throws: as `setValue(_:of:)` for an array.
     public func setValue(_ value: Double, of property: PropertyID) throws(PluginError) {
         var scalar = value
-        if pthread_self() == schedulerThread, let queue = pendingWrites {
+        if isOnSchedulerThread, let queue = pendingWrites {
             // As in setValue(_:of:) for an array.
             let queued = withUnsafePointer(to: &scalar) { pointer in
                 queue._withUnsafeGuaranteedRef { $0.append(handle.raw, property.rawValue, UnsafeBufferPointer(start: pointer, count: 1)) }
