@@ -127,20 +127,45 @@ struct PluginBenchmarks {
     static func freshProcessLoadSeconds(manifestName: String, runs: Int = 7) throws -> Double {
         var times: [Double] = []
         for _ in 0..<runs {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-            process.arguments = ["--measure-load", manifestName]
-            process.currentDirectoryURL = manifestsDirectory.deletingLastPathComponent()
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard let seconds = Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                throw BenchmarkError("the load measurement printed no number")
-            }
+            let output = try runFreshProcess(arguments: ["--measure-load", manifestName])
+            guard let seconds = Double(output) else { throw BenchmarkError("the load measurement printed \"\(output)\"") }
             times.append(seconds)
         }
         return times.sorted()[times.count / 2]
+    }
+
+    /// The frame tick of `count` running Tweens in-process and through TweenKit, measured in `processes`
+    /// fresh processes (`--profile-tweens COUNT alternating`, 21 alternating rounds each): the ratio
+    /// moves from process to process (by ±0.05 on this project's machine) more than between the rounds
+    /// of one, and a fresh process is not shaped by the measurements before it. Per process: median ns
+    /// per performer per frame of each side and the median of the rounds' ratios.
+    static func freshProcessTweenFrameCosts(count: Int = 10_000, processes: Int = 7) throws
+        -> [(inProcess: Double, plugin: Double, ratio: Double)]
+    {
+        try (0..<processes).map { _ in
+            let output = try runFreshProcess(arguments: ["--profile-tweens", String(count), "alternating"])
+            // "in-process X plugin Y ratio Z"
+            let words = output.split(separator: " ")
+            guard words.count == 6, let inProcess = Double(words[1]), let plugin = Double(words[3]), let ratio = Double(words[5])
+            else { throw BenchmarkError("the frame measurement printed \"\(output)\"") }
+            return (inProcess, plugin, ratio)
+        }
+    }
+
+    /// Runs this benchmark again with `arguments` and returns what it printed, trimmed.
+    private static func runFreshProcess(arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = arguments
+        process.currentDirectoryURL = manifestsDirectory.deletingLastPathComponent()
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw BenchmarkError("motion-benchmark \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
