@@ -38,6 +38,36 @@ final class PropertyWriteQueue {
 
     deinit { writes.deallocate() }
 
+    // MARK: The thread's spare queue
+
+    /// Each thread keeps the queue its last `update_many` used, so that a call, which may update a run of
+    /// a single performer when the host interleaves plugins, allocates nothing. Freed when the thread ends.
+    private static let spareKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { spare in
+            if let spare { Unmanaged<PropertyWriteQueue>.fromOpaque(spare).release() }
+        }
+        return key
+    }()
+
+    /// This thread's spare queue, taken (a frame run inside a frame finds none and makes its own), or a
+    /// new one; `nil` when the host is older than ABI 1.1. Give it back with ``putBack()``.
+    static func take(host: Host, pluginID: String) -> PropertyWriteQueue? {
+        if let raw = pthread_getspecific(spareKey) {
+            pthread_setspecific(spareKey, nil)
+            let spare = Unmanaged<PropertyWriteQueue>.fromOpaque(raw).takeRetainedValue()
+            // The plugin was entered again, by another host: the spare writes to the first.
+            if spare.host.raw == host.raw { return spare }
+        }
+        return PropertyWriteQueue(host: host, pluginID: pluginID)
+    }
+
+    /// Keeps this (empty) queue as the thread's spare, unless the thread has one.
+    func putBack() {
+        guard count == 0, pthread_getspecific(Self.spareKey) == nil else { return }
+        pthread_setspecific(Self.spareKey, Unmanaged.passRetained(self).toOpaque())
+    }
+
     // MARK: The thread's active queue
 
     private static let activeKey: pthread_key_t = {

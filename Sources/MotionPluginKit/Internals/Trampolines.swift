@@ -273,7 +273,8 @@ func sdkUpdateMany(_ performers: UnsafePointer<OpaquePointer?>?, _ count: Int, _
     guard let first = members.first(where: { $0 != nil }).flatMap({ $0 }) else { return }
     // The performers' property writes go to the host in set_properties calls (ABI 1.1 hosts).
     let firstContext = PerformerBox.from(first).context
-    let queue = PropertyWriteQueue(host: firstContext.host, pluginID: firstContext.pluginID)
+    let queue = PropertyWriteQueue.take(host: firstContext.host, pluginID: firstContext.pluginID)
+    defer { queue?.putBack() }
     let pending = queue.map { Unmanaged.passUnretained($0) }
     PropertyWriteQueue.activating(queue) {
         for performer in members {
