@@ -4,9 +4,7 @@ import MotionPluginKit
 /// stayed above the threshold for the minimum duration (measured in sample timestamps), emits the plan's
 /// transaction once for that shake, then waits out the cooldown. Any number of detectors per target.
 /// Holds an is-active token while samples stream.
-final class ShakeDetectorPerformer: PluginPerformer, FrameUpdating, DeviceMotionReceiving {
-    static let planTypes: [any PluginPlan.Type] = [ShakeDetector.self]
-
+final class ShakeDetectorPerformer: SinglePlanPerformer, FrameUpdating, DeviceMotionReceiving {
     private struct Detector {
         var plan: ShakeDetector
         var name: String?
@@ -32,23 +30,12 @@ final class ShakeDetectorPerformer: PluginPerformer, FrameUpdating, DeviceMotion
         activity.stop(context)
     }
 
-    func add(_ plan: any PluginPlan) throws {
-        try start(plan, name: nil)
-    }
-
-    func add(_ plan: any PluginPlan, named name: String) throws {
-        try start(plan, name: name)
-    }
-
     func removePlan(named name: String) throws {
         detectors.removeAll { $0.name == name }
         if detectors.isEmpty { activity.stop(context) }
     }
 
-    private func start(_ plan: any PluginPlan, name: String?) throws {
-        guard let shake = plan as? ShakeDetector else {
-            throw PluginError(.unknownPlanType, "ShakeDetectorPerformer performs only ShakeDetector.", field: "type")
-        }
+    func perform(_ shake: ShakeDetector, named name: String?) throws {
         try shake.validate()
         let text: String
         do {

@@ -3,9 +3,7 @@ import MotionPluginKit
 /// Performs `Tiltable`: each device-motion sample sets the target's rotation and parallax offset from
 /// the sample's attitude. One tilt per target: a new `Tiltable` replaces the running one and keeps the
 /// base position the first one read. Holds an is-active token while samples stream.
-final class TiltablePerformer: PluginPerformer, FrameUpdating, DeviceMotionReceiving {
-    static let planTypes: [any PluginPlan.Type] = [Tiltable.self]
-
+final class TiltablePerformer: SinglePlanPerformer, FrameUpdating, DeviceMotionReceiving {
     private struct Tilt {
         var plan: Tiltable
         var name: String?
@@ -29,24 +27,13 @@ final class TiltablePerformer: PluginPerformer, FrameUpdating, DeviceMotionRecei
         activity.stop(context)
     }
 
-    func add(_ plan: any PluginPlan) throws {
-        try start(plan, name: nil)
-    }
-
-    func add(_ plan: any PluginPlan, named name: String) throws {
-        try start(plan, name: name)
-    }
-
     func removePlan(named name: String) throws {
         guard let tilt, tilt.name == name else { return }
         self.tilt = nil
         activity.stop(context)
     }
 
-    private func start(_ plan: any PluginPlan, name: String?) throws {
-        guard let tiltable = plan as? Tiltable else {
-            throw PluginError(.unknownPlanType, "TiltablePerformer performs only Tiltable.", field: "type")
-        }
+    func perform(_ tiltable: Tiltable, named name: String?) throws {
         try tiltable.validate()
         let rotation = try context.propertyID(named: tiltable.rotationProperty)
         var position: PropertyID?

@@ -3,9 +3,7 @@ import MotionPluginKit
 /// Performs `VerticalMotion`: each device-motion sample writes `gravity · userAcceleration` (g) to the
 /// plan's property; one plan per property (a new plan on a property replaces the old one). Holds an
 /// is-active token while samples stream.
-final class VerticalMotionPerformer: PluginPerformer, FrameUpdating, DeviceMotionReceiving {
-    static let planTypes: [any PluginPlan.Type] = [VerticalMotion.self]
-
+final class VerticalMotionPerformer: SinglePlanPerformer, FrameUpdating, DeviceMotionReceiving {
     private struct Output {
         var plan: VerticalMotion
         var name: String?
@@ -24,23 +22,12 @@ final class VerticalMotionPerformer: PluginPerformer, FrameUpdating, DeviceMotio
         activity.stop(context)
     }
 
-    func add(_ plan: any PluginPlan) throws {
-        try start(plan, name: nil)
-    }
-
-    func add(_ plan: any PluginPlan, named name: String) throws {
-        try start(plan, name: name)
-    }
-
     func removePlan(named name: String) throws {
         outputs.removeAll { $0.name == name }
         if outputs.isEmpty { activity.stop(context) }
     }
 
-    private func start(_ plan: any PluginPlan, name: String?) throws {
-        guard let vertical = plan as? VerticalMotion else {
-            throw PluginError(.unknownPlanType, "VerticalMotionPerformer performs only VerticalMotion.", field: "type")
-        }
+    func perform(_ vertical: VerticalMotion, named name: String?) throws {
         try vertical.validate()
         let property = try context.propertyID(named: vertical.property)
         outputs.removeAll { $0.property == property }

@@ -4,9 +4,7 @@ import MotionPluginKit
 /// Performs `SpringTo`: one spring per property of the target. A new `SpringTo` on a moving property
 /// re-targets its spring and keeps the velocity. Holds one is-active token while any spring moves and
 /// releases it when all are at rest.
-final class SpringPerformer: PluginPerformer, FrameUpdating {
-    static let planTypes: [any PluginPlan.Type] = [SpringTo.self]
-
+final class SpringPerformer: SinglePlanPerformer, FrameUpdating {
     private struct Motion {
         let property: PropertyID
         let name: String
@@ -26,23 +24,12 @@ final class SpringPerformer: PluginPerformer, FrameUpdating {
         token.release(context)
     }
 
-    func add(_ plan: any PluginPlan) throws {
-        try pull(plan, name: nil)
-    }
-
-    func add(_ plan: any PluginPlan, named name: String) throws {
-        try pull(plan, name: name)
-    }
-
     func removePlan(named name: String) throws {
         motions.removeAll { $0.planName == name }
         if motions.isEmpty { token.release(context) }
     }
 
-    private func pull(_ plan: any PluginPlan, name: String?) throws {
-        guard let springTo = plan as? SpringTo else {
-            throw PluginError(.unknownPlanType, "SpringPerformer performs only SpringTo.", field: "type")
-        }
+    func perform(_ springTo: SpringTo, named name: String?) throws {
         let spring = try springTo.validatedSpring()
         let property = try context.propertyID(named: springTo.property)
         if let index = motions.firstIndex(where: { $0.property == property }) {

@@ -3,9 +3,7 @@ import MotionPluginKit
 
 /// Performs `Tween`s: any number of properties of one target at once, one tween per property (a new
 /// tween on a property replaces the running one). Holds one is-active token while any tween runs.
-final class TweenPerformer: PluginPerformer, FrameUpdating {
-    static let planTypes: [any PluginPlan.Type] = [Tween.self]
-
+final class TweenPerformer: SinglePlanPerformer, FrameUpdating {
     private struct Animation {
         let propertyName: String
         let property: PropertyID
@@ -33,23 +31,12 @@ final class TweenPerformer: PluginPerformer, FrameUpdating {
         token.release(context)
     }
 
-    func add(_ plan: any PluginPlan) throws {
-        try start(plan, name: nil)
-    }
-
-    func add(_ plan: any PluginPlan, named name: String) throws {
-        try start(plan, name: name)
-    }
-
     func removePlan(named name: String) throws {
         animations.removeAll { $0.name == name }
         if animations.isEmpty { token.release(context) }
     }
 
-    private func start(_ plan: any PluginPlan, name: String?) throws {
-        guard let tween = plan as? Tween else {
-            throw PluginError(.unknownPlanType, "TweenPerformer performs only Tween.", field: "type")
-        }
+    func perform(_ tween: Tween, named name: String?) throws {
         let curve = try tween.validatedCurve()
         let property = try context.propertyID(named: tween.property)
         animations.removeAll { $0.property == property }

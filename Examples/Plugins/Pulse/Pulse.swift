@@ -8,18 +8,14 @@ struct Pulse: PluginPlan {
     var duration: Double = 0.5
 }
 
-final class PulsePerformer: PluginPerformer, FrameUpdating {
-    static let planTypes: [any PluginPlan.Type] = [Pulse.self]
+final class PulsePerformer: SinglePlanPerformer, FrameUpdating {
     private let context: PerformerContext
     private var pulse: (plan: Pulse, property: PropertyID, base: [Double], start: Double?)?
     private var token: Token?
 
     init(context: PerformerContext) { self.context = context }
 
-    func add(_ plan: any PluginPlan) throws {
-        guard let plan = plan as? Pulse else {
-            throw PluginError(.unknownPlanType, "PulsePerformer performs only Pulse.", field: "type")
-        }
+    func perform(_ plan: Pulse, named name: String?) throws {  // name: set for a named add
         guard plan.duration > 0 else {
             throw PluginError.invalidPlan(field: "duration", "must be > 0 s. To fix, pass a positive duration.")
         }

@@ -73,6 +73,52 @@ extension PluginPerformer {
     public func removePlan(named name: String) throws {}
 }
 
+/// A performer of one plan type, which it receives typed: `planTypes`, the cast from `any PluginPlan`
+/// and the named add come with it, so the performer writes one method.
+///
+/// ```swift
+/// final class PulsePerformer: SinglePlanPerformer {
+///     init(context: PerformerContext) { ... }
+///     func perform(_ plan: Pulse, named name: String?) throws { ... }
+/// }
+/// ```
+public protocol SinglePlanPerformer: PluginPerformer {
+    /// The plan type; `planTypes` is `[Plan.self]`.
+    associatedtype Plan: PluginPlan
+
+    /// Performs a plan.
+    /// - Parameters:
+    ///   - plan: the decoded plan.
+    ///   - name: its name for a named add (`add(_:named:)`), `nil` for a regular add.
+    /// - Throws: as `PluginPerformer.add(_:)`.
+    func perform(_ plan: Plan, named name: String?) throws
+}
+
+extension SinglePlanPerformer {
+    /// `[Plan.self]`.
+    public static var planTypes: [any PluginPlan.Type] { [Plan.self] }
+
+    /// Calls `perform(plan, named: nil)`.
+    /// - Parameter plan: a decoded plan (the SDK decodes only `Plan`s for this class).
+    /// - Throws: `.unknownPlanType` for a plan of another type; what `perform` throws.
+    public func add(_ plan: any PluginPlan) throws { try perform(typed(plan), named: nil) }
+
+    /// Calls `perform(plan, named: name)`.
+    /// - Parameters:
+    ///   - plan: a decoded plan.
+    ///   - name: its name.
+    /// - Throws: as `add(_:)`.
+    public func add(_ plan: any PluginPlan, named name: String) throws { try perform(typed(plan), named: name) }
+
+    private func typed(_ plan: any PluginPlan) throws(PluginError) -> Plan {
+        guard let plan = plan as? Plan else {
+            throw PluginError(
+                .unknownPlanType, "\(Self.className) performs only \(Plan.type), not \(type(of: plan).type).", field: "type")
+        }
+        return plan
+    }
+}
+
 /// A performer that is updated once per frame while it holds at least one is-active token
 /// (the `motion.frames/1` extension).
 public protocol FrameUpdating: PluginPerformer {
