@@ -4,17 +4,34 @@
     import Foundation
 #endif
 
-/// Any JSON value, decoded from a plan field and encoded back unchanged (up to key order), for the
-/// transaction a `ShakeDetector` emits.
-enum JSONValue: Codable, Sendable, Equatable {
+/// Any JSON value, for a plan field whose shape the manifest leaves open (`"type": "object"` or
+/// `"array"`): decoded as it is and encoded back unchanged, up to the order of object keys.
+/// DeviceMotionKit's `ShakeDetector` keeps the transaction it emits in one.
+///
+/// ```swift
+/// struct OnShake: PluginPlan {
+///     static let type = "OnShake"
+///     var transaction: JSONValue = .object(["operations": .array([])])
+/// }
+/// // later: try context.emit(transactionJSON: plan.transaction.encodedText())
+/// ```
+public enum JSONValue: Codable, Sendable, Equatable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number (JSON numbers decode as `Double`).
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object; the order of its keys is not kept.
     case object([String: JSONValue])
 
-    init(from decoder: any Decoder) throws {
+    /// Decodes any JSON value.
+    /// - Throws: `DecodingError` when the decoder holds no JSON value.
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -31,7 +48,9 @@ enum JSONValue: Codable, Sendable, Equatable {
         }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    /// Encodes the value as it was decoded.
+    /// - Throws: `EncodingError` for a number that is not finite.
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -43,8 +62,9 @@ enum JSONValue: Codable, Sendable, Equatable {
         }
     }
 
-    /// The JSON text, keys sorted (deterministic).
-    func encodedText() throws -> String {
+    /// The JSON text, object keys sorted (deterministic), slashes unescaped.
+    /// - Throws: `EncodingError` for a number that is not finite.
+    public func encodedText() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(self), as: UTF8.self)
