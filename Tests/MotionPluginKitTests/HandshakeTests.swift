@@ -51,6 +51,17 @@ struct HandshakeTests {
         #expect(try PluginLibrary.open(product, instance: "-abi-1.0").callEntry(host: FakeHost.version10Interface) != nil)
     }
 
+    @Test(
+        "A host too small for the functions a C plugin calls is refused with both sizes logged",
+        arguments: [("CPerformers", "org.motion.cperformers"), ("FixtureTestPerformers", "org.motion.fixtures.test-performers")])
+    func tooSmallHostIsRefused(product: String, id: String) throws {
+        #expect(try PluginLibrary.open(product, instance: "-truncated").callEntry(host: FakeHost.truncatedInterface) == nil)
+        let size = MemoryLayout<motion_host_v1>.offset(of: \.plan_value_json)!
+        let lines = FakeHost.logLines(containing: "\(id): refusing to load: the host's motion_host_v1 has \(size) bytes")
+        #expect(lines.first?.message.contains("up to byte \(size + 8)") == true)
+        #expect(lines.first?.level == MOTION_LOG_ERROR)
+    }
+
     @Test("An ABI 1.0 host (no set_properties) is accepted, and update_many's writes go through set_property")
     func version10Host() throws {
         let plugin = try #require(try PluginLibrary.open("TweenKit", instance: "-abi-1.0").callEntry(host: FakeHost.version10Interface))

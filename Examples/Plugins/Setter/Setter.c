@@ -71,11 +71,10 @@ static const motion_plugin_v1 g_plugin = {
 };
 
 MOTION_PLUGIN_EXPORT const motion_plugin_v1 *motion_plugin_entry(uint32_t host_abi_version, const motion_host_v1 *host) {
-    if (MOTION_ABI_VERSION_MAJOR_OF(host_abi_version) != MOTION_ABI_VERSION_MAJOR) {
-        if (host != NULL && host->log != NULL)
-            host->log(MOTION_LOG_ERROR, "org.example.setter: built for ABI 1.x, the host has another major");
+    /* ABI 1.0's functions are all it calls, so a 1.0 host will do; another major is refused, logged. */
+    if (!motion_plugin_accepts_host(host_abi_version, host, MOTION_HOST_SIZE_THROUGH(plan_value_json),
+                                    "org.example.setter"))
         return NULL;
-    }
     g_host = host;
     return &g_plugin;
 }

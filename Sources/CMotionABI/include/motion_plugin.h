@@ -129,11 +129,10 @@
  *
  *   MOTION_PLUGIN_EXPORT const motion_plugin_v1 *motion_plugin_entry(uint32_t host_abi_version,
  *                                                                     const motion_host_v1 *host) {
- *       if (MOTION_ABI_VERSION_MAJOR_OF(host_abi_version) != MOTION_ABI_VERSION_MAJOR) {
- *           if (host != NULL && host->log != NULL)
- *               host->log(MOTION_LOG_ERROR, "org.example.setter: built for ABI 1.x, host has another major");
+ *       // ABI 1.0's functions are all it calls, so a 1.0 host will do; another major is refused, logged.
+ *       if (!motion_plugin_accepts_host(host_abi_version, host, MOTION_HOST_SIZE_THROUGH(plan_value_json),
+ *                                       "org.example.setter"))
  *           return NULL;
- *       }
  *       g_host = host;
  *       return &g_plugin;
  *   }
@@ -152,6 +151,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h> /* snprintf, in motion_plugin_accepts_host */
 
 #ifdef __cplusplus
 extern "C" {
@@ -706,6 +706,49 @@ typedef const motion_plugin_v1 *(*motion_plugin_entry_fn)(uint32_t host_abi_vers
  * plugin built with -fvisibility=hidden still exports it; a host never calls it by name (it dlsyms it).
  */
 MOTION_PLUGIN_EXPORT const motion_plugin_v1 *motion_plugin_entry(uint32_t host_abi_version, const motion_host_v1 *host);
+
+/**
+ * The size a motion_host_v1 must have for its `field`, and every field before it, to be there: pass
+ * the last host function a plugin calls to motion_plugin_accepts_host.
+ */
+#define MOTION_HOST_SIZE_THROUGH(field) (offsetof(motion_host_v1, field) + sizeof(((motion_host_v1 *)0)->field))
+
+/**
+ * [scheduler-thread; from motion_plugin_entry] The checks every entry begins with: whether a plugin built
+ * against this header can use `host`.
+ * Returns true when `host` is not NULL, the major of `host_abi_version` is MOTION_ABI_VERSION_MAJOR, and
+ * host->struct_size is at least `host_size_needed`. Otherwise it logs one line through host->log (when
+ * `host` is not NULL) that begins with `plugin_id`, names both versions (or both sizes) and says how to
+ * fix it, and returns false: return NULL from the entry then.
+ *   host_size_needed: MOTION_HOST_SIZE_THROUGH(the last field the plugin calls). A plugin that calls
+ *     ABI 1.0's functions only passes MOTION_HOST_SIZE_THROUGH(plan_value_json), and a 1.0 host will do;
+ *     sizeof(motion_host_v1) demands this header's minor.
+ *   plugin_id: NUL-terminated, caller-owned, read during the call.
+ */
+static inline bool motion_plugin_accepts_host(uint32_t host_abi_version, const motion_host_v1 *host,
+                                              size_t host_size_needed, const char *plugin_id) {
+    if (host == NULL) return false;
+    char message[384];
+    if (MOTION_ABI_VERSION_MAJOR_OF(host_abi_version) != MOTION_ABI_VERSION_MAJOR) {
+        snprintf(message, sizeof message,
+                 "%s: refusing to load: the host offers ABI %u.%u but this plugin was built against ABI %u.%u; majors "
+                 "must match. To fix, rebuild the plugin against the host's motion_plugin.h.",
+                 plugin_id, (unsigned)MOTION_ABI_VERSION_MAJOR_OF(host_abi_version),
+                 (unsigned)MOTION_ABI_VERSION_MINOR_OF(host_abi_version), (unsigned)MOTION_ABI_VERSION_MAJOR,
+                 (unsigned)MOTION_ABI_VERSION_MINOR);
+    } else if ((size_t)host->struct_size < host_size_needed) {
+        snprintf(message, sizeof message,
+                 "%s: refusing to load: the host's motion_host_v1 has %u bytes (ABI %u.%u) and this plugin calls "
+                 "functions up to byte %zu. To fix, use a host of the minor the plugin was built against (%u.%u).",
+                 plugin_id, (unsigned)host->struct_size, (unsigned)MOTION_ABI_VERSION_MAJOR_OF(host_abi_version),
+                 (unsigned)MOTION_ABI_VERSION_MINOR_OF(host_abi_version), host_size_needed,
+                 (unsigned)MOTION_ABI_VERSION_MAJOR, (unsigned)MOTION_ABI_VERSION_MINOR);
+    } else {
+        return true;
+    }
+    if (host->log != NULL) host->log(MOTION_LOG_ERROR, message);
+    return false;
+}
 
 /* ============================================================================================== */
 /* Declarative C performers                                                                       */

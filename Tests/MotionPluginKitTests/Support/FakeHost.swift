@@ -170,6 +170,15 @@ enum FakeHost {
         return Interface(pointer: UnsafePointer(host))
     }()
 
+    /// A host whose struct ends before `plan_value_json`, the last ABI 1.0 function: too small for the
+    /// C plugins, which call it.
+    static let truncatedInterface: Interface = {
+        let host = UnsafeMutablePointer<motion_host_v1>.allocate(capacity: 1)
+        host.initialize(to: interface.pointer.pointee)
+        host.pointee.struct_size = UInt32(MemoryLayout<motion_host_v1>.offset(of: \.plan_value_json)!)
+        return Interface(pointer: UnsafePointer(host))
+    }()
+
     static let logLines = Mutex<[(Int32, String)]>([])
     static let nextToken = Atomic<UInt64>(0)
     private static let names = Mutex<[String]>([])

@@ -308,22 +308,9 @@ static const motion_plugin_v1 g_plugin = {
 
 MOTION_PLUGIN_EXPORT const motion_plugin_v1 *motion_plugin_entry(uint32_t host_abi_version,
                                                                   const motion_host_v1 *host) {
-    if (host == NULL) return NULL;
-    if (MOTION_ABI_VERSION_MAJOR_OF(host_abi_version) != MOTION_ABI_VERSION_MAJOR) {
-        char message[256];
-        snprintf(message, sizeof message,
-                 PLUGIN_ID ": refusing to load: the host offers ABI %u.%u but this plugin was built against ABI "
-                           "%u.%u; majors must match. To fix, rebuild the plugin against the host's motion_plugin.h.",
-                 MOTION_ABI_VERSION_MAJOR_OF(host_abi_version), MOTION_ABI_VERSION_MINOR_OF(host_abi_version),
-                 (unsigned)MOTION_ABI_VERSION_MAJOR, (unsigned)MOTION_ABI_VERSION_MINOR);
-        if (host->log != NULL) host->log(MOTION_LOG_ERROR, message);
-        return NULL;
-    }
     /* Every function this plugin calls is ABI 1.0's (the last is plan_value_json): a 1.0 host will do. */
-    if (!MOTION_STRUCT_HAS_FIELD(host, motion_host_v1, plan_value_json)) {
-        if (host->log != NULL) host->log(MOTION_LOG_ERROR, PLUGIN_ID ": refusing to load: motion_host_v1 too small.");
+    if (!motion_plugin_accepts_host(host_abi_version, host, MOTION_HOST_SIZE_THROUGH(plan_value_json), PLUGIN_ID))
         return NULL;
-    }
     g_host = host;
     return &g_plugin;
 }
