@@ -157,7 +157,7 @@ let package = Package(
 )
 
 // Strict settings for every Swift target.
-let cTargets = Set(["CMotionABI", "CPerformers", "CDeclarative", "Setter"] + cFixturePlugins)
+let cTargets = Set(["CMotionABI", "CMotionPluginKitSupport", "CPerformers", "CDeclarative", "Setter"] + cFixturePlugins)
 for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))

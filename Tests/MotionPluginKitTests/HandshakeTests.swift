@@ -58,8 +58,15 @@ struct HandshakeTests {
         #expect(try PluginLibrary.open(product, instance: "-truncated").callEntry(host: FakeHost.truncatedInterface) == nil)
         let size = MemoryLayout<motion_host_v1>.offset(of: \.plan_value_json)!
         let lines = FakeHost.logLines(containing: "\(id): refusing to load: the host's motion_host_v1 has \(size) bytes")
-        #expect(lines.first?.message.contains("up to byte \(size + 8)") == true)
+        #expect(lines.first?.message.contains("up to byte \(size + 8). To fix, use a host whose ABI minor has them") == true)
         #expect(lines.first?.level == MOTION_LOG_ERROR)
+    }
+
+    @Test("A host too small to hold log is refused without a call to log (its size does not cover it)")
+    func hostWithoutLogIsRefusedSilently() throws {
+        #expect(try PluginLibrary.open("CPerformers", instance: "-tiny").callEntry(host: FakeHost.tinyInterface) == nil)
+        // What it would have said: no other test's host has 8 bytes.
+        #expect(FakeHost.logLines(containing: "motion_host_v1 has 8 bytes").isEmpty)
     }
 
     @Test("An ABI 1.0 host (no set_properties) is accepted, and update_many's writes go through set_property")

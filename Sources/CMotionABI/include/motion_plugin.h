@@ -34,7 +34,8 @@
  *   MOTION_ABI_VERSION = (MAJOR << 16) | MINOR. The host passes its version to the entry function and
  *   the plugin states the version it was built against in motion_plugin_v1.abi_version.
  *   - Majors must match. A plugin refuses a host of another major (log + return NULL); a host refuses
- *     a plugin of another major and names both versions.
+ *     a plugin of another major and names both versions. So that a refusal can always be said, every
+ *     major keeps the first fields of motion_host_v1 as they are: struct_size, abi_version, log.
  *   - Minors only append: a newer minor may add fields at the END of a struct, new extensions, new
  *     status codes and new log levels. It never removes, reorders or retypes a field.
  *   - Every struct begins with `uint32_t struct_size`, set by the writer to sizeof(the struct) as
@@ -718,8 +719,9 @@ MOTION_PLUGIN_EXPORT const motion_plugin_v1 *motion_plugin_entry(uint32_t host_a
  * against this header can use `host`.
  * Returns true when `host` is not NULL, the major of `host_abi_version` is MOTION_ABI_VERSION_MAJOR, and
  * host->struct_size is at least `host_size_needed`. Otherwise it logs one line through host->log (when
- * `host` is not NULL) that begins with `plugin_id`, names both versions (or both sizes) and says how to
- * fix it, and returns false: return NULL from the entry then.
+ * the host's struct_size covers log) that begins with `plugin_id`, names both versions (or both sizes)
+ * and says how to fix it, and returns false: return NULL from the entry then. It reads only struct_size
+ * and log, which every major keeps in place (see Versioning).
  *   host_size_needed: MOTION_HOST_SIZE_THROUGH(the last field the plugin calls). A plugin that calls
  *     ABI 1.0's functions only passes MOTION_HOST_SIZE_THROUGH(plan_value_json), and a 1.0 host will do;
  *     sizeof(motion_host_v1) demands this header's minor.
@@ -738,15 +740,17 @@ static inline bool motion_plugin_accepts_host(uint32_t host_abi_version, const m
                  (unsigned)MOTION_ABI_VERSION_MINOR);
     } else if ((size_t)host->struct_size < host_size_needed) {
         snprintf(message, sizeof message,
-                 "%s: refusing to load: the host's motion_host_v1 has %u bytes (ABI %u.%u) and this plugin calls "
-                 "functions up to byte %zu. To fix, use a host of the minor the plugin was built against (%u.%u).",
+                 "%s: refusing to load: the host's motion_host_v1 has %u bytes (the host says ABI %u.%u) but this "
+                 "plugin calls host functions up to byte %zu. To fix, use a host whose ABI minor has them, or "
+                 "call fewer host functions.",
                  plugin_id, (unsigned)host->struct_size, (unsigned)MOTION_ABI_VERSION_MAJOR_OF(host_abi_version),
-                 (unsigned)MOTION_ABI_VERSION_MINOR_OF(host_abi_version), host_size_needed,
-                 (unsigned)MOTION_ABI_VERSION_MAJOR, (unsigned)MOTION_ABI_VERSION_MINOR);
+                 (unsigned)MOTION_ABI_VERSION_MINOR_OF(host_abi_version), host_size_needed);
     } else {
         return true;
     }
-    if (host->log != NULL) host->log(MOTION_LOG_ERROR, message);
+    /* Only a field the host's size covers is read (a malformed host may be too small even for log). */
+    if ((size_t)host->struct_size >= MOTION_HOST_SIZE_THROUGH(log) && host->log != NULL)
+        host->log(MOTION_LOG_ERROR, message);
     return false;
 }
 

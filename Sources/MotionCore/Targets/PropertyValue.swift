@@ -108,7 +108,8 @@ public struct PropertyValue: Hashable, Sendable, CustomStringConvertible {
     /// The first component.
     public var scalar: Double { c0 }
 
-    /// Whether every component is finite (neither infinite nor NaN); components past ``count`` are 0.
+    /// Whether all four components are finite (neither infinite nor NaN), the ones past ``count`` too: they
+    /// are 0 unless the subscript set them.
     @inlinable
     public var isFinite: Bool {
         // x - x is 0 for a finite x and NaN for an infinity or a NaN: one comparison for all four.

@@ -5,7 +5,9 @@
 #endif
 
 /// Any JSON value, for a plan field whose shape the manifest leaves open (`"type": "object"` or
-/// `"array"`): decoded as it is and encoded back unchanged, up to the order of object keys.
+/// `"array"`): decoded as it is and encoded back as the same JSON value, except that object keys are
+/// not kept in order and numbers are `Double`s (an integer beyond 2^53 loses precision; `1e2` comes back
+/// as `100`).
 /// DeviceMotionKit's `ShakeDetector` keeps the transaction it emits in one.
 ///
 /// ```swift

@@ -179,6 +179,14 @@ enum FakeHost {
         return Interface(pointer: UnsafePointer(host))
     }()
 
+    /// A malformed host whose struct_size covers only struct_size and abi_version, not even `log`.
+    static let tinyInterface: Interface = {
+        let host = UnsafeMutablePointer<motion_host_v1>.allocate(capacity: 1)
+        host.initialize(to: interface.pointer.pointee)
+        host.pointee.struct_size = 8
+        return Interface(pointer: UnsafePointer(host))
+    }()
+
     static let logLines = Mutex<[(Int32, String)]>([])
     static let nextToken = Atomic<UInt64>(0)
     private static let names = Mutex<[String]>([])
