@@ -76,6 +76,24 @@ private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         #expect(out.contains("hang-on-add.json: FAIL default plan HangOnAdd: timed out after 3 s; the plugin hangs"))
         #expect(out.contains("wrong-abi-major.json: FAIL load") && out.contains("built for ABI 2.0; this host speaks ABI 1.1"))
         #expect(out.contains("no-entry-symbol.json: FAIL load") && out.contains("does not export motion_plugin_entry"))
+        // A refusal says what the plugin logged, once.
+        #expect(out.contains("motion_plugin_entry returned NULL; it logged: org.motion.fixtures.refuses: refusing to load"))
+    }
+
+    @Test func validateFailsAnExtensionNoPerformerDeclares() throws {
+        // CPerformers offers motion.frames/1; this copy of its manifest declares no performer "frames".
+        let folder = try MotionHost.temporaryFolder()
+        let source = try String(contentsOf: root.appendingPathComponent("manifests/cperformers.json"), encoding: .utf8)
+        let undeclared = source.replacingOccurrences(of: #""capabilities": ["frames", "tokens"]"#, with: #""capabilities": ["tokens"]"#)
+        try #require(undeclared != source)
+        let manifest = folder.appendingPathComponent("cperformers.json")
+        try undeclared.write(to: manifest, atomically: true, encoding: .utf8)
+        let result = try MotionHost.run(["plugins", "validate", manifest.path], in: root)
+        #expect(result.status == 1)
+        #expect(
+            result.standardOutput.contains(
+                "FAIL extensions: the library offers motion.frames/1, but no performer declares the capability frames"),
+            "\(result.standardOutput)")
     }
 
     @Test func recordingInAnUnknownFormatIsNamedInOneLine() throws {

@@ -68,6 +68,10 @@ private let fieldsPath = "$.performers[0].plans[0].fields"
             "$.abiVersion: expected ABI 1.x, the major this host speaks (1.1); found \"2.0\" (a plugin built for another major cannot load in this host)",
             .invalidValue),
         BadManifest(
+            [.key("abiVersion")], "1.5",
+            "$.abiVersion: expected ABI 1.0 to 1.1, the ones this host can serve; found \"1.5\" (the plugin needs a newer host; if it also works with an older one, give the oldest)",
+            .invalidValue),
+        BadManifest(
             [.key("library")], "/usr/lib/libtween.so",
             "$.library: expected a file name or a relative path inside the manifest's folder; found \"/usr/lib/libtween.so\", which is absolute",
             .invalidValue),

@@ -22,7 +22,7 @@ let malformedPlans: [(String, String)] = [
     (#"{"type":"Probe""# + String(repeating: "[", count: 300), "not valid JSON"),
     (#"{"type":"Probe","nested":"# + String(repeating: "[", count: 300), "not valid JSON"),
     (#"{"type":"Probe","integer":1.5,"text":"t","number":1,"flag":true,"vector":[]}"#, "integer"),
-    (#"{"type":"Probe","integer":1,"text":7,"number":1,"flag":true,"vector":[]}"#, "text"),
+    (#"{"type":"Probe","integer":1,"text":7,"number":1,"flag":true,"vector":[]}"#, "text: expected String, found a number."),
     (#"{"type":"Probe","integer":1,"text":"t","number":1,"flag":true}"#, "vector"),
     (#"{"type":"Probe",\#(probeBase),"nested":{"name":"n","values":[1,"two"]}}"#, "nested.values[1]"),
     (#"{"type":"Probe",\#(probeBase),"small":256}"#, "small"),

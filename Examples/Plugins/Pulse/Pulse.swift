@@ -11,9 +11,10 @@ struct Pulse: PluginPlan {
 final class PulsePerformer: SinglePlanPerformer, FrameUpdating {
     private let context: PerformerContext
     private var pulse: (plan: Pulse, property: PropertyID, base: [Double], start: Double?)?
-    private var token: Token?
+    private var token = ActivityToken()  // the is-active token, held while a pulse runs
 
     init(context: PerformerContext) { self.context = context }
+    deinit { token.release(context) }
 
     func perform(_ plan: Pulse, named name: String?) throws {  // name: set for a named add
         guard plan.duration > 0 else {
@@ -22,7 +23,7 @@ final class PulsePerformer: SinglePlanPerformer, FrameUpdating {
         let property = try context.propertyID(named: plan.property)
         let base = (try? context.value(of: property)) ?? [1]
         pulse = (plan, property, base, nil)
-        if token == nil { token = context.generateToken() }  // active until the pulse ends
+        token.hold(context)  // active until the pulse ends
     }
 
     func update(frame: Frame) {
@@ -33,10 +34,7 @@ final class PulsePerformer: SinglePlanPerformer, FrameUpdating {
         let offset = current.plan.amplitude * (1 - abs(2 * progress - 1))  // up, then back down
         try? context.setValue(current.base.map { $0 + offset }, of: current.property)
         pulse = progress < 1 ? current : nil
-        if pulse == nil {
-            try? token?.terminate()
-            token = nil
-        }
+        if pulse == nil { token.release(context) }
     }
 }
 

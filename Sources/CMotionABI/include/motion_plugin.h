@@ -740,9 +740,9 @@ static inline bool motion_plugin_accepts_host(uint32_t host_abi_version, const m
                  (unsigned)MOTION_ABI_VERSION_MINOR);
     } else if ((size_t)host->struct_size < host_size_needed) {
         snprintf(message, sizeof message,
-                 "%s: refusing to load: the host's motion_host_v1 has %u bytes (the host says ABI %u.%u) but this "
-                 "plugin calls host functions up to byte %zu. To fix, use a host whose ABI minor has them, or "
-                 "call fewer host functions.",
+                 "%s: refusing to load: the host's motion_host_v1 is %u bytes (the host says ABI %u.%u), smaller "
+                 "than the %zu this plugin needs for the host functions it calls. To fix, use a conforming host "
+                 "of an ABI minor that has them.",
                  plugin_id, (unsigned)host->struct_size, (unsigned)MOTION_ABI_VERSION_MAJOR_OF(host_abi_version),
                  (unsigned)MOTION_ABI_VERSION_MINOR_OF(host_abi_version), host_size_needed);
     } else {

@@ -102,6 +102,14 @@ struct ManifestDecoder {
                     "expected ABI \(MOTION_ABI_VERSION_MAJOR).x, the major this host speaks (\(MOTION_ABI_VERSION_MAJOR).\(MOTION_ABI_VERSION_MINOR)); found \(node.found) (a plugin built for another major cannot load in this host)"
                 )
             }
+            // The oldest host the plugin works with: a newer minor than this host's means it calls
+            // functions this host does not have.
+            guard abi.minor <= Int(MOTION_ABI_VERSION_MINOR) else {
+                throw r.fail(
+                    .invalidValue,
+                    "expected ABI \(MOTION_ABI_VERSION_MAJOR).0 to \(MOTION_ABI_VERSION_MAJOR).\(MOTION_ABI_VERSION_MINOR), the ones this host can serve; found \(node.found) (the plugin needs a newer host; if it also works with an older one, give the oldest)"
+                )
+            }
             return abi
         }
         let library = try r.required(root, "library", expected: "a library file name") {

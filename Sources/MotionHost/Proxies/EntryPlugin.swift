@@ -50,8 +50,8 @@ public final class EntryPlugin: @unchecked Sendable {
         let logMark = PluginLog.mark()
         let cName = self.cName
         guard let table = PluginCrashReport.calling(cName, { entry(UInt32(MOTION_ABI_VERSION), HostInterface.table) }) else {
-            let reason = PluginLog.lastMessage(since: logMark).map { ": \($0)" } ?? " (it logged no reason)"
-            throw failure(.entryRefused, "motion_plugin_entry returned NULL: the plugin refuses to load\(reason)")
+            let reason = PluginLog.lastMessage(since: logMark).map { "; it logged: \($0)" } ?? " and logged no reason"
+            throw failure(.entryRefused, "motion_plugin_entry returned NULL\(reason)")
         }
         let plugin = table.pointee
         guard structCovers(table, \motion_plugin_v1.get_extension) else {

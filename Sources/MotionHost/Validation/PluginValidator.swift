@@ -93,7 +93,7 @@ public final class PluginValidator {
                 "manifest",
                 {
                     manifest = try PluginManifest.load(contentsOf: manifestURL)
-                    return "\(manifest!.id) \(manifest!.version), ABI \(manifest!.abiVersion)"
+                    return "\(manifest!.id) \(manifest!.version), for hosts of ABI \(manifest!.abiVersion) and later minors"
                 }), let manifest
         else { return false }
 
@@ -121,6 +121,17 @@ public final class PluginValidator {
             }
             if declared.contains(.deviceMotion), !entry.hasDeviceMotion {
                 problems.append("the manifest declares the capability deviceMotion, but the library offers no motion.device-motion/1")
+            }
+            // The other way: an extension no performer declares is a manifest that misdescribes its plugin.
+            if entry.hasFrames, !declared.contains(.frames) {
+                problems.append(
+                    "the library offers motion.frames/1, but no performer declares the capability frames. To fix, add \"frames\" to the \"capabilities\" of the performers it updates"
+                )
+            }
+            if entry.hasDeviceMotion, !declared.contains(.deviceMotion) {
+                problems.append(
+                    "the library offers motion.device-motion/1, but no performer declares the capability deviceMotion. To fix, add \"deviceMotion\" to the \"capabilities\" of the performers that take samples"
+                )
             }
             guard problems.isEmpty else { throw Failure(description: problems.joined(separator: "; ")) }
             let frames = entry.updateMany != nil ? "motion.frames/1 (with update_many)" : "motion.frames/1"

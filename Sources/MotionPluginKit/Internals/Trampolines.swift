@@ -127,7 +127,11 @@ private func describe(decodingError error: DecodingError) -> String {
     case .keyNotFound(let key, let context):
         return "\(field(context.codingPath + [key])): missing. To fix, give the plan a \"\(key.stringValue)\" field."
     case .typeMismatch(let type, let context):
-        return "\(field(context.codingPath)): expected \(type). \(context.debugDescription)"
+        // The decoders' descriptions already say what was expected and found ("expected String, found a
+        // number."); say it once.
+        let detail = context.debugDescription
+        guard !detail.isEmpty else { return "\(field(context.codingPath)): expected \(type)." }
+        return "\(field(context.codingPath)): \(detail.prefix(1).lowercased())\(detail.dropFirst())"
     case .valueNotFound(let type, let context):
         return "\(field(context.codingPath)): expected \(type) but found null."
     case .dataCorrupted(let context):

@@ -15,7 +15,7 @@ struct PlanDecoder: Decoder {
         guard case .object(let members) = value else {
             throw DecodingError.typeMismatch(
                 [String: Any].self,
-                .init(codingPath: codingPath, debugDescription: "Expected an object, found \(value.kind)."))
+                .init(codingPath: codingPath, debugDescription: "expected an object, found \(value.kind)."))
         }
         return KeyedDecodingContainer(KeyedContainer<Key>(members: members, codingPath: codingPath))
     }
@@ -23,7 +23,7 @@ struct PlanDecoder: Decoder {
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .array(let elements) = value else {
             throw DecodingError.typeMismatch(
-                [Any].self, .init(codingPath: codingPath, debugDescription: "Expected an array, found \(value.kind)."))
+                [Any].self, .init(codingPath: codingPath, debugDescription: "expected an array, found \(value.kind)."))
         }
         return UnkeyedContainer(elements: elements, codingPath: codingPath)
     }
@@ -45,9 +45,9 @@ private struct IndexKey: CodingKey {
 enum Primitive {
     static func mismatch(_ type: Any.Type, _ value: PlanJSON, _ path: [any CodingKey]) -> DecodingError {
         if case .null = value {
-            return .valueNotFound(type, .init(codingPath: path, debugDescription: "Expected \(type), found null."))
+            return .valueNotFound(type, .init(codingPath: path, debugDescription: "expected \(type), found null."))
         }
-        return .typeMismatch(type, .init(codingPath: path, debugDescription: "Expected \(type), found \(value.kind)."))
+        return .typeMismatch(type, .init(codingPath: path, debugDescription: "expected \(type), found \(value.kind)."))
     }
 
     static func bool(_ value: PlanJSON, _ path: @autoclosure () -> [any CodingKey]) throws -> Bool {

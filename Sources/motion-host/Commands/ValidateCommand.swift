@@ -54,12 +54,15 @@ func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
     for manifest in manifests {
         let result = validateInChild(manifest: manifest, timeout: timeout)
         for line in result.lines {
-            print("\(manifest): \(line)")
+            // Errors name their file; the line begins with it already.
+            print("\(manifest): \(line.replacingOccurrences(of: ": \(manifest): ", with: ": "))")
             checks += 1
             if line.hasPrefix("FAIL") { failed += 1 }
         }
     }
-    print("\(manifests.count) plugin\(manifests.count == 1 ? "" : "s"), \(checks) checks: \(checks - failed) passed, \(failed) failed")
+    print(
+        "\(manifests.count) plugin\(manifests.count == 1 ? "" : "s"), \(checks) check\(checks == 1 ? "" : "s"): \(checks - failed) passed, \(failed) failed"
+    )
     return failed == 0 ? 0 : 1
 }
 
