@@ -5,7 +5,7 @@ import MotionCore
 /// (as GStreamer's registry keeps plugin details keyed by path, size and mtime), so that listing
 /// plugins reads one file instead of parsing every manifest.
 ///
-/// Stored at `$XDG_CACHE_HOME/motion/discovery-v1.cache` (`~/.cache/...` when unset) by
+/// Stored at `$XDG_CACHE_HOME/motion/discovery-v2.cache` (`~/.cache/...` when unset) by
 /// ``standard(environment:)``. Only valid manifests are cached; an invalid manifest is read again each
 /// time so its error stays exact. The cache is an optimisation only: a missing, corrupt, foreign-owned
 /// or group/other-writable cache file is ignored (and rewritten), and a failed write is ignored. It
@@ -22,7 +22,7 @@ public struct DiscoveryCache: Sendable, Hashable {
         self.url = url
     }
 
-    /// The standard cache file, `$XDG_CACHE_HOME/motion/discovery-v1.cache`.
+    /// The standard cache file, `$XDG_CACHE_HOME/motion/discovery-v2.cache`.
     /// - Parameter environment: The process environment (injectable for tests).
     public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> DiscoveryCache {
         let base = XDG.directory("XDG_CACHE_HOME", default: ".cache", environment: environment)
@@ -161,7 +161,7 @@ final class CacheSession: @unchecked Sendable {
 /// path, status key, and the manifest's fields; last, a checksum of all that. Bump ``version`` whenever the layout or the manifest
 /// validation rules change, so that old caches are ignored.
 enum CacheFormat {
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     static let magic: [UInt8] = Array("MOTIONDC".utf8)
 
     static func readEntries(path: String) -> ([UInt8], [String: CacheSession.Stored])? {
