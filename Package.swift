@@ -31,7 +31,7 @@ func swiftFixture(_ name: String) -> Target {
 }
 let cFixturePlugins = [
     "FixtureCrashOnCreate", "FixtureHangOnAdd", "FixtureWrongABIMajor", "FixtureNoEntrySymbol", "FixtureRefuses",
-    "FixtureTestPerformers",
+    "FixtureTestPerformers", "FixtureUpdateManyMismatch",
 ]
 let swiftFixturePlugins = ["FixtureTokenMisuse", "FixtureDeviceMotionEcho", "FixturePlanProbe"]
 
@@ -99,6 +99,7 @@ let package = Package(
         cFixture("FixtureRefuses"),
         // MotionTesting's test performers across the C ABI, so runtime behaviour tests run through a plugin.
         cFixture("FixtureTestPerformers"),
+        cFixture("FixtureUpdateManyMismatch"),
         swiftFixture("FixtureTokenMisuse"),
         swiftFixture("FixtureDeviceMotionEcho"),
         swiftFixture("FixturePlanProbe"),

@@ -69,6 +69,7 @@ private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         #expect(samples.outputLines.last?.hasSuffix("0 failed") == true)
         // TweenKit (Swift SDK) and CPerformers offer ABI 1.1's update_many.
         #expect(samples.outputLines.filter { $0.contains("PASS extensions: motion.frames/1 (with update_many)") }.count >= 2)
+        #expect(samples.outputLines.contains { $0.hasPrefix("manifests/tweenkit.json: PASS update_many matches update: the same properties") })
         let broken = try MotionHost.run(["plugins", "validate", "Tests/Fixtures/plugins", "--timeout", "3"], in: root)
         #expect(broken.status == 1)
         let out = broken.standardOutput
@@ -76,6 +77,10 @@ private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         #expect(out.contains("hang-on-add.json: FAIL default plan HangOnAdd: timed out after 3 s; the plugin hangs"))
         #expect(out.contains("wrong-abi-major.json: FAIL load") && out.contains("built for ABI 2.0; this host speaks ABI 1.1"))
         #expect(out.contains("no-entry-symbol.json: FAIL load") && out.contains("does not export motion_plugin_entry"))
+        #expect(
+            out.contains(
+                "update-many-mismatch.json: FAIL update_many matches update: after frame 1, property opacity is 1.0 through update_many but 0.0 through update"
+            ))
         // A refusal says what the plugin logged, once.
         #expect(out.contains("motion_plugin_entry returned NULL; it logged: org.motion.fixtures.refuses: refusing to load"))
     }

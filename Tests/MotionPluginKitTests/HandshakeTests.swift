@@ -116,6 +116,7 @@ struct HandshakeTests {
             ("FixtureWrongABIMajor", ["motion_plugin_entry"]),
             ("FixtureRefuses", ["motion_plugin_entry"]),
             ("FixtureTestPerformers", ["motion_plugin_entry"]),
+            ("FixtureUpdateManyMismatch", ["motion_plugin_entry"]),
             ("FixtureNoEntrySymbol", ["motion_plugin_main"]),
         ])
     func exportsOnlyDeclaredSymbols(product: String, symbols: [String]) throws {

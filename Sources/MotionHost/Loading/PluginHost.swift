@@ -18,6 +18,9 @@ public final class PluginHost: PerformerRegistry {
     public let loader: LibraryLoader
     private var classes: [ClassKey: PerformerClass] = [:]
     private var loaded: [String: LoadedPlugin] = [:]
+    /// Targets whose entry performers are updated with `update` alone, never `update_many` (for
+    /// `plugins validate`, which compares the two).
+    var unbatchedTargets: Set<TargetID> = []
 
     private struct ClassKey: Hashable {
         let pluginID: String
@@ -87,7 +90,9 @@ public final class PluginHost: PerformerRegistry {
             guard let entry else {
                 throw PluginError(code: .invalidInterface, message: "the manifest declares no entry performer", for: manifest)
             }
-            return try EntryPerformer(plugin: entry, className: performer.className, context: context)
+            return try EntryPerformer(
+                plugin: entry, className: performer.className, context: context,
+                batchesFrames: !unbatchedTargets.contains(context.target.id))
         case .functions:
             return try DeclarativePerformer(functions: try declaredFunctions(manifest, performer, library), context: context)
         }

@@ -20,8 +20,13 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
 
     /// Creates the plugin's performer of `className` for `target` (`create_performer`).
     /// - Throws: ``PluginError`` with `.unknownClass` or `.creationFailed` and the plugin's message.
-    init(plugin: EntryPlugin, className: String, context performerContext: PerformerContext) throws(PluginError) {
+    /// - Parameter batchesFrames: whether the scheduler may update it through `update_many` (when the
+    ///   plugin has it); `false` makes it `update` alone (`plugins validate` compares the two).
+    init(plugin: EntryPlugin, className: String, context performerContext: PerformerContext, batchesFrames: Bool = true)
+        throws(PluginError)
+    {
         self.plugin = plugin
+        self.batchesFrames = batchesFrames
         let context = HostContext(target: performerContext.target, pluginDescription: plugin.name)
         // The header lets a plugin emit and take tokens from inside create_performer.
         context.emitter = performerContext.emitter
@@ -107,7 +112,8 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
     /// The plugin, when it has `update_many` (ABI 1.1): the scheduler updates consecutive performers of
     /// one plugin with one call (``EntryPlugin/update(_:frame:)``). A plugin without it is updated per
     /// performer, each checked for a token at its turn, as a 1.0 host does.
-    var frameBatch: (any FrameBatch)? { frameUpdate == nil || plugin.updateMany == nil ? nil : plugin }
+    var frameBatch: (any FrameBatch)? { frameUpdate == nil || plugin.updateMany == nil || !batchesFrames ? nil : plugin }
+    private let batchesFrames: Bool
     var frameBatchMember: OpaquePointer { performer }
 
     func receive(_ sample: UnsafePointer<motion_device_motion_sample>) {
