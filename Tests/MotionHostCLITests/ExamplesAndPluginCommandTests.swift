@@ -101,6 +101,22 @@ private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
             "\(result.standardOutput)")
     }
 
+    @Test func validateFailsACapabilityAPerformerUsesButDoesNotDeclare() throws {
+        // FadePerformer emits a Tween; this copy of TweenKit's manifest takes its "composition" away.
+        let folder = try MotionHost.temporaryFolder()
+        let source = try String(contentsOf: root.appendingPathComponent("manifests/tweenkit.json"), encoding: .utf8)
+        let undeclared = source.replacingOccurrences(of: #""capabilities": ["composition"]"#, with: #""capabilities": []"#)
+        try #require(undeclared != source)
+        let manifest = folder.appendingPathComponent("tweenkit.json")
+        try undeclared.write(to: manifest, atomically: true, encoding: .utf8)
+        let result = try MotionHost.run(["plugins", "validate", manifest.path], in: root)
+        #expect(result.status == 1)
+        #expect(
+            result.standardOutput.contains(
+                "FAIL capabilities declare what performers did: FadePerformer emitted a transaction but does not declare the capability composition"
+            ), "\(result.standardOutput)")
+    }
+
     @Test func recordingInAnUnknownFormatIsNamedInOneLine() throws {
         let result = try MotionHost.run(["device-motion", "README.md"], in: root)
         #expect(result.status == 1)

@@ -213,6 +213,24 @@ public final class PluginValidator {
                 }
                 return tracer.emittedPlanTypes.isEmpty ? "no emissions" : "emitted \(Set(tracer.emittedPlanTypes).sorted().joined(separator: ", "))"
             }
+            _ = check("capabilities declare what performers did") {
+                // The undeclared direction only: a default plan need not exercise every declared capability.
+                var problems: [String] = []
+                for performer in manifest.performers {
+                    if tracer.tokenTakingClasses.contains(performer.className), !performer.capabilities.contains(.tokens) {
+                        problems.append("\(performer.className) took an is-active token but does not declare the capability tokens")
+                    }
+                    if tracer.emittingClasses.contains(performer.className), !performer.capabilities.contains(.composition) {
+                        problems.append("\(performer.className) emitted a transaction but does not declare the capability composition")
+                    }
+                }
+                guard problems.isEmpty else {
+                    throw Failure(description: problems.joined(separator: "; ") + ". To fix, add them to the manifest's \"capabilities\"")
+                }
+                let seen = [tracer.tokenTakingClasses.isEmpty ? nil : "tokens", tracer.emittingClasses.isEmpty ? nil : "composition"]
+                return seen.compactMap { $0 }.isEmpty
+                    ? "no tokens or emissions seen" : "seen and declared: " + seen.compactMap { $0 }.joined(separator: ", ")
+            }
             _ = check("update_many matches update") {
                 guard let entry = try? host.load(manifest).1, entry.updateMany != nil else {
                     throw Skip(reason: "the library has no update_many")
@@ -314,9 +332,18 @@ public final class PluginValidator {
 /// Records the plan types of emitted transactions.
 private final class EmissionRecorder: Tracer {
     var emittedPlanTypes: [String] = []
+    /// The performer classes that emitted a transaction, and those that took an is-active token.
+    var emittingClasses: Set<String> = []
+    var tokenTakingClasses: Set<String> = []
     func trace(_ event: TraceEvent) {
-        if case .emitted(let transaction, _, _) = event {
+        switch event {
+        case .emitted(let transaction, let performer, _):
             emittedPlanTypes += transaction.operations.compactMap { $0.plan?.type }
+            emittingClasses.insert(performer.className)
+        case .tokenGenerated(_, let performer):
+            tokenTakingClasses.insert(performer.className)
+        default:
+            break
         }
     }
 }
