@@ -85,15 +85,20 @@ private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         #expect(out.contains("motion_plugin_entry returned NULL; it logged: org.motion.fixtures.refuses: refusing to load"))
     }
 
+    /// `plugins validate` on a copy of `manifests/<name>` with `text` replaced by `replacement`.
+    private func validateSample(_ name: String, replacing text: String, with replacement: String) throws -> MotionHostResult {
+        let source = try String(contentsOf: root.appendingPathComponent("manifests/\(name)"), encoding: .utf8)
+        let changed = source.replacingOccurrences(of: text, with: replacement)
+        try #require(changed != source)
+        let manifest = try MotionHost.temporaryFolder().appendingPathComponent(name)
+        try changed.write(to: manifest, atomically: true, encoding: .utf8)
+        return try MotionHost.run(["plugins", "validate", manifest.path], in: root)
+    }
+
     @Test func validateFailsAnExtensionNoPerformerDeclares() throws {
         // CPerformers offers motion.frames/1; this copy of its manifest declares no performer "frames".
-        let folder = try MotionHost.temporaryFolder()
-        let source = try String(contentsOf: root.appendingPathComponent("manifests/cperformers.json"), encoding: .utf8)
-        let undeclared = source.replacingOccurrences(of: #""capabilities": ["frames", "tokens"]"#, with: #""capabilities": ["tokens"]"#)
-        try #require(undeclared != source)
-        let manifest = folder.appendingPathComponent("cperformers.json")
-        try undeclared.write(to: manifest, atomically: true, encoding: .utf8)
-        let result = try MotionHost.run(["plugins", "validate", manifest.path], in: root)
+        let result = try validateSample(
+            "cperformers.json", replacing: #""capabilities": ["frames", "tokens"]"#, with: #""capabilities": ["tokens"]"#)
         #expect(result.status == 1)
         #expect(
             result.standardOutput.contains(
@@ -103,13 +108,8 @@ private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
 
     @Test func validateFailsACapabilityAPerformerUsesButDoesNotDeclare() throws {
         // FadePerformer emits a Tween; this copy of TweenKit's manifest takes its "composition" away.
-        let folder = try MotionHost.temporaryFolder()
-        let source = try String(contentsOf: root.appendingPathComponent("manifests/tweenkit.json"), encoding: .utf8)
-        let undeclared = source.replacingOccurrences(of: #""capabilities": ["composition"]"#, with: #""capabilities": []"#)
-        try #require(undeclared != source)
-        let manifest = folder.appendingPathComponent("tweenkit.json")
-        try undeclared.write(to: manifest, atomically: true, encoding: .utf8)
-        let result = try MotionHost.run(["plugins", "validate", manifest.path], in: root)
+        let result = try validateSample(
+            "tweenkit.json", replacing: #""capabilities": ["composition"]"#, with: #""capabilities": []"#)
         #expect(result.status == 1)
         #expect(
             result.standardOutput.contains(

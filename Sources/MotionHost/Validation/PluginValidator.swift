@@ -272,19 +272,16 @@ public final class PluginValidator {
             time += 1.0 / 60
             frames += 1
             scheduler.advanceFrame(to: time)
-            let viaUpdateMany = batched.properties
-            let viaUpdate = single.properties
-            let names = Set(viaUpdateMany.map(\.name)).union(viaUpdate.map(\.name)).sorted()
-            for name in names {
-                let a = viaUpdateMany.first { $0.name == name }?.value
-                let b = viaUpdate.first { $0.name == name }?.value
-                guard a == b else {
-                    throw Failure(
-                        description:
-                            "after frame \(frames), property \(name) is \(a.map { "\($0)" } ?? "unset") through update_many but \(b.map { "\($0)" } ?? "unset") through update; they must have the same effect"
-                    )
-                }
-            }
+            let viaUpdateMany = Dictionary(uniqueKeysWithValues: batched.properties.map { ($0.name, $0.value) })
+            let viaUpdate = Dictionary(uniqueKeysWithValues: single.properties.map { ($0.name, $0.value) })
+            guard viaUpdateMany != viaUpdate else { continue }
+            let names = Set(viaUpdateMany.keys).union(viaUpdate.keys).sorted()
+            let name = names.first { viaUpdateMany[$0] != viaUpdate[$0] }!
+            let (a, b) = (viaUpdateMany[name], viaUpdate[name])
+            throw Failure(
+                description:
+                    "after frame \(frames), property \(name) is \(a.map { "\($0)" } ?? "unset") through update_many but \(b.map { "\($0)" } ?? "unset") through update; they must have the same effect"
+            )
         }
         guard frames > 0 else { throw Skip(reason: "no default plan made a performer active, so no frame ran") }
         return "the same properties after each of \(frames) frame\(frames == 1 ? "" : "s")"
