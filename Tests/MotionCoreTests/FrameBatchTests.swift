@@ -113,6 +113,22 @@ struct FrameBatchTests {
         #expect(log.lines == ["X b @0", "alone s @0", "X c d @0", "X b @1", "alone s @1"])
     }
 
+    @Test("a member whose token ends earlier in the same frame is left out of its run, also after a nested frame")
+    func tokenEndedDuringTheFrame() throws {
+        try commit("Go", "a", "b", "s", "c", "d")
+        let scheduler = self.scheduler
+        let d = try #require(members.all.first { $0.target == "d" })
+        // s, updated alone before the run (c d), ends d's token and then advances a nested frame, which
+        // drops d from the scheduler's list; the outer frame's run must still leave d out.
+        members.all.first { $0.target == "s" }?.nest = {
+            try? d.token?.terminate()
+            d.token = nil
+            scheduler.advanceFrame(to: 1)
+        }
+        scheduler.advanceFrame(to: 0)
+        #expect(log.lines == ["X a b @0", "alone s @0", "nest from s", "X a b @1", "alone s @1", "X c @1", "X c @0"])
+    }
+
     @Test("a frame advanced from inside a batch's update leaves the outer batch's members as they were")
     func nestedFrame() throws {
         try commit("Go", "a", "b", "s", "c", "d")

@@ -35,8 +35,11 @@ public final class Scheduler {
     private var emissionFailure: CommitError?
     // Unretained: every record is kept alive by `performers`, for the scheduler's life. Saves a retain
     // and release per performer per frame.
-    @exclusivity(unchecked) private var frameUpdaters: ContiguousArray<Unmanaged<PerformerRecord>> = []
+    @exclusivity(unchecked) private var frameUpdaters: ContiguousArray<FrameUpdaterSlot> = []
     private var frameUpdatersNeedCompaction = false
+    /// How many times a performer's token count has dropped to zero: a frame compares it with its value
+    /// at the frame's start to know whether a member of a batch may have stopped being active.
+    private var tokenCountsEnded = 0
     /// Where ``advanceFrame(to:)`` collects a batch's members: kept between frames, grown as needed,
     /// written without an array's uniqueness check per member.
     private var batchMembers = UnsafeMutableBufferPointer<OpaquePointer>.allocate(capacity: 64)
@@ -389,7 +392,7 @@ public final class Scheduler {
         trace(.tokenGenerated(id: token.id, performer: record.description))
         if record.tokenCount == 1, record.frameUpdater != nil, !record.isInUpdateList {
             record.isInUpdateList = true
-            frameUpdaters.append(Unmanaged.passUnretained(record))
+            frameUpdaters.append(FrameUpdaterSlot(record))
         }
         activeTokenCount += 1
         if activeTokenCount == 1 { activityChanged(true) }
@@ -403,7 +406,10 @@ public final class Scheduler {
         }
         let owner = record.owner
         owner.tokenCount -= 1
-        if owner.tokenCount == 0, owner.isInUpdateList { frameUpdatersNeedCompaction = true }
+        if owner.tokenCount == 0 {
+            tokenCountsEnded &+= 1
+            if owner.isInUpdateList { frameUpdatersNeedCompaction = true }
+        }
         trace(.tokenTerminated(id: id, performer: owner.description))
         activeTokenCount -= 1
         if activeTokenCount == 0 { activityChanged(false) }
@@ -450,8 +456,8 @@ public final class Scheduler {
         lastFrameTime = time
         if frameUpdatersNeedCompaction {
             frameUpdatersNeedCompaction = false
-            frameUpdaters.removeAll { unmanaged in
-                let record = unmanaged.takeUnretainedValue()
+            frameUpdaters.removeAll { slot in
+                let record = slot.record.takeUnretainedValue()
                 guard record.tokenCount == 0 else { return false }
                 record.isInUpdateList = false
                 return true
@@ -473,6 +479,9 @@ public final class Scheduler {
             members = batchMembers
         }
         isAdvancingFrame = true
+        // After the compaction every listed performer holds a token; until a count drops to zero, a
+        // batch's members need not be read to know they are active.
+        let countsEndedAtStart = tokenCountsEnded
         defer {
             isAdvancingFrame = isNested
             if isNested { members.deallocate() }
@@ -480,28 +489,26 @@ public final class Scheduler {
         updaters.withUnsafeBufferPointer { updaters in
             var i = 0
             while i < updaters.count {
-                updaters[i]._withUnsafeGuaranteedRef { record in
-                    i += 1
+                let slot = updaters[i]
+                i += 1
+                slot.record._withUnsafeGuaranteedRef { record in
                     guard record.tokenCount > 0 else { return }
-                    guard let batch = record.frameBatch, let member = record.frameBatchMember else {
+                    guard let (batchID, member) = slot.batch, let batch = record.frameBatch else {
                         record.frameUpdater?.update(frame: frame)
                         return
                     }
-                    // A run of consecutive members of one batch: one call for all of them, in order.
+                    // A run of consecutive members of one batch: one call for all of them, in order. The
+                    // walk reads the slots only (no record) unless a token count has dropped to zero
+                    // during this frame.
                     members[0] = member
                     var memberCount = 1
-                    let batchID = record.frameBatchID
-                    while i < updaters.count,
-                        updaters[i]._withUnsafeGuaranteedRef({ next in
-                            guard next.frameBatchID == batchID else { return false }
-                            if next.tokenCount > 0, let member = next.frameBatchMember {
-                                members[memberCount] = member
-                                memberCount += 1
-                            }
-                            return true
-                        })
-                    {
+                    let readsCounts = tokenCountsEnded != countsEndedAtStart
+                    while i < updaters.count, let (nextID, nextMember) = updaters[i].batch, nextID == batchID {
+                        let next = updaters[i].record
                         i += 1
+                        if readsCounts, next._withUnsafeGuaranteedRef({ $0.tokenCount == 0 }) { continue }
+                        members[memberCount] = nextMember
+                        memberCount += 1
                     }
                     batch.update(UnsafeBufferPointer(rebasing: members[..<memberCount]), frame: frame)
                 }
@@ -511,7 +518,7 @@ public final class Scheduler {
     }
 
     /// The number of performers that will be updated on the next frame.
-    public var frameUpdatedPerformerCount: Int { frameUpdaters.lazy.filter { $0.takeUnretainedValue().tokenCount > 0 }.count }
+    public var frameUpdatedPerformerCount: Int { frameUpdaters.lazy.filter { $0.record.takeUnretainedValue().tokenCount > 0 }.count }
 }
 
 private struct NamedPlanKey: Hashable {
@@ -524,18 +531,39 @@ private struct TokenRecord {
     let owner: PerformerRecord
 }
 
+/// A frame-updated performer in update order, with its batch identity and member handle copied out of its
+/// record: a frame walks a batch's run in a tight loop, where reading one record object per member (a
+/// cache miss each, with 10,000 performers) cost about 2.7 ns per member of TweenKit's frame tick.
+private struct FrameUpdaterSlot {
+    /// Unretained: every record is kept alive by `performers`, for the scheduler's life.
+    let record: Unmanaged<PerformerRecord>
+    /// The record's batch identity and member handle, or `nil` when it is not batched.
+    let batch: (id: ObjectIdentifier, member: OpaquePointer)?
+
+    init(_ record: PerformerRecord) {
+        self.record = Unmanaged.passUnretained(record)
+        if let id = record.frameBatchID, let member = record.frameBatchMember {
+            batch = (id, member)
+        } else {
+            batch = nil
+        }
+    }
+}
+
 private final class PerformerRecord {
+    // What a frame reads of a record comes first, in the object's first cache line (declaration order
+    // is layout order).
+    var tokenCount = 0
+    /// The batch's identity, compared per performer per frame (`nil` when not batched).
+    let frameBatchID: ObjectIdentifier?
+    let frameBatchMember: OpaquePointer?
+    let frameUpdater: (any FrameUpdating)?
+    var isInUpdateList = false
+    let frameBatch: (any FrameBatch)?
     let key: PerformerKey
     let performer: any Performer
     let named: (any NamedPlanPerforming)?
-    let frameUpdater: (any FrameUpdating)?
-    let frameBatch: (any FrameBatch)?
-    let frameBatchMember: OpaquePointer?
-    /// The batch's identity, compared per performer per frame (`nil` when not batched).
-    let frameBatchID: ObjectIdentifier?
     let description: PerformerDescription
-    var tokenCount = 0
-    var isInUpdateList = false
 
     init(key: PerformerKey, performer: any Performer, className: String) {
         self.key = key
