@@ -15,4 +15,20 @@ struct PropertyValueTests {
         let value = memory.withUnsafeBufferPointer { PropertyValue(UnsafeBufferPointer(rebasing: $0[..<1])) }
         #expect(value.isFinite && value.count == 1 && value[1] == 0)
     }
+
+    @Test("setting a component past count extends the value, so equal values have equal components")
+    func settingPastCount() {
+        var value = PropertyValue(1)
+        value[2] = 5
+        #expect(value.count == 3)
+        #expect(value.components == [1, 0, 5])
+        #expect(value == PropertyValue([1, 0, 5]))
+        #expect(value != PropertyValue(1))
+        value[4] = 9
+        value[-1] = 9
+        #expect(value == PropertyValue([1, 0, 5]))
+        // Setting within count keeps it.
+        value[0] = 2
+        #expect(value == PropertyValue([2, 0, 5]))
+    }
 }

@@ -76,13 +76,20 @@ public struct PropertyValue: Hashable, Sendable, CustomStringConvertible {
         self = components.withUnsafeBufferPointer { PropertyValue($0) }
     }
 
+    /// Makes ``count`` cover `index` (0...3), so that a component set there is one of the value's.
+    @usableFromInline
+    mutating func extend(through index: Int) {
+        if index < Self.maximumCount { count = Swift.max(count, index + 1) }
+    }
+
     @usableFromInline
     init(count: Int, _ value: PropertyValue) {
         self = value
         self.count = count
     }
 
-    /// The component at `index` (0-based); components past ``count`` read as 0.
+    /// The component at `index` (0-based); components past ``count`` read as 0. Setting a component past
+    /// ``count`` extends the value to it (the components between are 0); an index outside 0...3 is ignored.
     @inlinable
     public subscript(index: Int) -> Double {
         get {
@@ -95,6 +102,7 @@ public struct PropertyValue: Hashable, Sendable, CustomStringConvertible {
             }
         }
         set {
+            if index >= count { extend(through: index) }
             switch index {
             case 0: c0 = newValue
             case 1: c1 = newValue
@@ -108,8 +116,8 @@ public struct PropertyValue: Hashable, Sendable, CustomStringConvertible {
     /// The first component.
     public var scalar: Double { c0 }
 
-    /// Whether all four components are finite (neither infinite nor NaN), the ones past ``count`` too: they
-    /// are 0 unless the subscript set them.
+    /// Whether every component is finite (neither infinite nor NaN). It tests all four, which is the same
+    /// because the ones past ``count`` are always 0.
     @inlinable
     public var isFinite: Bool {
         // x - x is 0 for a finite x and NaN for an infinity or a NaN: one comparison for all four.
