@@ -111,12 +111,34 @@ package enum JSONText {
             reason = String(detail[..<range.lowerBound])
         } else if detail.hasPrefix("Unexpected end of file") {
             offset = data.count
+        } else if detail.hasPrefix("Number "), let end = detail.range(of: " is not representable") {
+            // Foundation names the number but not where it is: find its first occurrence as a value.
+            let literal = detail[detail.index(detail.startIndex, offsetBy: 7)..<end.lowerBound]
+            offset = byteOffset(ofNumber: Array(literal.utf8), in: data)
+            reason = "number \(literal) is out of range for a 64-bit float (at most about 1.8e308)"
         }
         if reason.hasSuffix(".") { reason.removeLast() }
         reason = reason.prefix(1).lowercased() + reason.dropFirst()
         guard let offset else { return "invalid JSON: " + reason }
         let (line, column) = lineAndColumn(ofByteOffset: offset, in: data)
         return "invalid JSON at line \(line), column \(column): " + reason
+    }
+
+    /// The byte offset of the first occurrence of `literal` that stands alone as a JSON value (between a
+    /// delimiter or white space and another, or the end), or `nil`.
+    private static func byteOffset(ofNumber literal: [UInt8], in bytes: Data) -> Int? {
+        let data = [UInt8](bytes)
+        guard !literal.isEmpty, data.count >= literal.count else { return nil }
+        let before = Set("[:, \t\r\n".utf8)
+        let after = Set("]}, \t\r\n".utf8)
+        for start in 0...(data.count - literal.count) where data[start] == literal[0] {
+            let end = start + literal.count
+            guard data[start..<end].elementsEqual(literal) else { continue }
+            if (start == 0 || before.contains(data[start - 1])) && (end == data.count || after.contains(data[end])) {
+                return start
+            }
+        }
+        return nil
     }
 
     /// The 1-based line and column (in Unicode scalars) of a UTF-8 byte offset.
