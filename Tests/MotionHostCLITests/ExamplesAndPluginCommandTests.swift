@@ -117,6 +117,17 @@ private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
             ), "\(result.standardOutput)")
     }
 
+    @Test func validateSaysACapabilityDeclaredButNotSeen() throws {
+        // FadePerformer takes no token of its own; this copy of TweenKit's manifest says it does.
+        let result = try validateSample(
+            "tweenkit.json", replacing: #""capabilities": ["composition"]"#, with: #""capabilities": ["composition", "tokens"]"#)
+        #expect(result.status == 0, "\(result.standardOutput)")
+        #expect(
+            result.standardOutput.contains(
+                "PASS capabilities declare what performers did: seen and declared: tokens, composition; declared, not seen with the default plans: FadePerformer tokens"
+            ), "\(result.standardOutput)")
+    }
+
     @Test func recordingInAnUnknownFormatIsNamedInOneLine() throws {
         let result = try MotionHost.run(["device-motion", "README.md"], in: root)
         #expect(result.status == 1)

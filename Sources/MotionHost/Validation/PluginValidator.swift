@@ -228,8 +228,20 @@ public final class PluginValidator {
                     throw Failure(description: problems.joined(separator: "; ") + ". To fix, add them to the manifest's \"capabilities\"")
                 }
                 let seen = [tracer.tokenTakingClasses.isEmpty ? nil : "tokens", tracer.emittingClasses.isEmpty ? nil : "composition"]
-                return seen.compactMap { $0 }.isEmpty
+                let summary =
+                    seen.compactMap { $0 }.isEmpty
                     ? "no tokens or emissions seen" : "seen and declared: " + seen.compactMap { $0 }.joined(separator: ", ")
+                // The other direction is said, not failed: a performer may use a capability only for some plans.
+                var unseen: [String] = []
+                for performer in manifest.performers {
+                    if performer.capabilities.contains(.tokens), !tracer.tokenTakingClasses.contains(performer.className) {
+                        unseen.append("\(performer.className) tokens")
+                    }
+                    if performer.capabilities.contains(.composition), !tracer.emittingClasses.contains(performer.className) {
+                        unseen.append("\(performer.className) composition")
+                    }
+                }
+                return unseen.isEmpty ? summary : summary + "; declared, not seen with the default plans: " + unseen.joined(separator: ", ")
             }
             _ = check("update_many matches update") {
                 guard let entry = try? host.load(manifest).1, entry.updateMany != nil else {
