@@ -36,7 +36,28 @@ if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-plan
     exit(0)
 }
 
-print("motion-benchmark — medians of several runs after a warm-up; \(ProcessInfo.processInfo.activeProcessorCount) cores\n")
+let usage = """
+    usage: motion-benchmark                      the whole table (run from the repository root, release build)
+           motion-benchmark --profile-tweens [COUNT] [in-process|plugin|both|alternating]
+                                                 the frame tick of COUNT (10000) running Tweens, for a profiler
+           motion-benchmark --profile-plans      Tween plans committed to TweenKit, for a profiler
+           motion-benchmark --measure-load MANIFEST
+                                                 one library's trust checks + dlopen + entry + ABI, in ms
+    """
+if CommandLine.arguments.count == 2, ["--help", "-h"].contains(CommandLine.arguments[1]) {
+    print(usage)
+    exit(0)
+}
+if CommandLine.arguments.count > 1 {
+    let given = CommandLine.arguments.dropFirst().joined(separator: " ")
+    FileHandle.standardError.write(Data("error: unknown arguments \(given)\n\(usage)\n".utf8))
+    exit(2)
+}
+
+let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
+print(
+    "motion-benchmark — medians of several runs after a warm-up; \(ProcessInfo.processInfo.activeProcessorCount) cores, load average \(load)\n"
+)
 
 var runtime = Table(header: ["runtime (in-process)", "result"])
 runtime.add(["typed Swift plans committed", "\(format(try RuntimeBenchmarks.typedPlansPerSecond())) plans/s"])
