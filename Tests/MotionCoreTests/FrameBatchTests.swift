@@ -1,3 +1,4 @@
+import Foundation
 import MotionCore
 import Testing
 
@@ -127,6 +128,46 @@ struct FrameBatchTests {
         }
         scheduler.advanceFrame(to: 0)
         #expect(log.lines == ["X a b @0", "alone s @0", "nest from s", "X a b @1", "alone s @1", "X c @1", "X c @0"])
+    }
+
+    @Test("a member whose token ends inside an earlier run's batch call, with a nested frame there, is left out")
+    func tokenEndedInsideAnEarlierRun() throws {
+        try commit("Go", "a", "b", "s", "c", "d")
+        let scheduler = self.scheduler
+        let d = try #require(members.all.first { $0.target == "d" })
+        // b, updated in the run (a b), ends d's token, advances a nested frame, then takes a token for d and
+        // ends it again: d's count is 0 when the outer frame reaches the run (c d).
+        members.all.first { $0.target == "b" }?.nest = {
+            try? d.token?.terminate()
+            d.token = nil
+            scheduler.advanceFrame(to: 1)
+            d.token = d.generator?.generate()
+            try? d.token?.terminate()
+            d.token = nil
+        }
+        scheduler.advanceFrame(to: 0)
+        scheduler.advanceFrame(to: 2)
+        #expect(
+            log.lines == [
+                "X a b @0", "nest from b", "X a b @1", "alone s @1", "X c @1", "alone s @0", "X c @0",
+                "X a b @2", "alone s @2", "X c @2",
+            ])
+    }
+
+    @Test("a member whose token is ended on another thread and delivered mid-frame is left out of its run")
+    func tokenEndedOnAnotherThreadMidFrame() throws {
+        try commit("Go", "a", "b", "s", "c", "d")
+        let scheduler = self.scheduler
+        let token = try #require(members.all.first { $0.target == "d" }?.token)
+        members.all.first { $0.target == "s" }?.nest = {
+            let thread = Thread { try? token.terminate() }
+            thread.start()
+            while !thread.isFinished { usleep(1000) }
+            scheduler.processPendingWork()
+        }
+        scheduler.advanceFrame(to: 0)
+        #expect(log.lines == ["X a b @0", "alone s @0", "nest from s", "X c @0"])
+        #expect(scheduler.frameUpdatedPerformerCount == 4)
     }
 
     @Test("a frame advanced from inside a batch's update leaves the outer batch's members as they were")

@@ -551,15 +551,15 @@ private struct FrameUpdaterSlot {
 }
 
 private final class PerformerRecord {
-    // What a frame reads of a record comes first, in the object's first cache line (declaration order
-    // is layout order).
+    // What a frame reads of a record comes first (declaration order is layout order), in its first 64
+    // bytes: the token count, the performer (unbatched) or its batch (a run's first member).
     var tokenCount = 0
-    /// The batch's identity, compared per performer per frame (`nil` when not batched).
+    let frameUpdater: (any FrameUpdating)?
+    let frameBatch: (any FrameBatch)?
+    var isInUpdateList = false
+    /// The batch's identity (`nil` when not batched), copied into the record's ``FrameUpdaterSlot``.
     let frameBatchID: ObjectIdentifier?
     let frameBatchMember: OpaquePointer?
-    let frameUpdater: (any FrameUpdating)?
-    var isInUpdateList = false
-    let frameBatch: (any FrameBatch)?
     let key: PerformerKey
     let performer: any Performer
     let named: (any NamedPlanPerforming)?
