@@ -72,8 +72,8 @@ struct SceneErrorTests {
         ("", "invalid JSON: the file is empty"),
         // Foundation says the number is not representable but not where: the first such value is found.
         (
-            "{\"sceneVersion\": 1,\n \"note\": \"1e400\", \"frameRate\": 1e400}",
-            "invalid JSON at line 2, column 32: number 1e400 is out of range for a 64-bit float (at most about 1.8e308)"
+            "{\"sceneVersion\": 1,\n \"note\": \"1e400 or \\\" 1e400 \", \"frameRate\": 1e400}",
+            "invalid JSON at line 2, column 45: number 1e400 is out of range for a 64-bit float (at most about 1.8e308)"
         ),
     ])
     func fieldErrorsNameTheJSONPath(json: String, message: String) throws {

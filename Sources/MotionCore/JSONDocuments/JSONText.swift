@@ -124,16 +124,33 @@ package enum JSONText {
         return "invalid JSON at line \(line), column \(column): " + reason
     }
 
-    /// The byte offset of the first occurrence of `literal` that stands alone as a JSON value (between a
-    /// delimiter or white space and another, or the end), or `nil`.
+    /// The byte offset of the first occurrence of `literal` as a JSON value: outside strings, between a
+    /// delimiter or white space and another (or the end). `nil` when there is none.
     private static func byteOffset(ofNumber literal: [UInt8], in bytes: Data) -> Int? {
         let data = [UInt8](bytes)
-        guard !literal.isEmpty, data.count >= literal.count else { return nil }
+        guard let first = literal.first, data.count >= literal.count else { return nil }
         let before = Set("[:, \t\r\n".utf8)
         let after = Set("]}, \t\r\n".utf8)
-        for start in 0...(data.count - literal.count) where data[start] == literal[0] {
+        var inString = false
+        var escaped = false
+        for start in data.indices {
+            let byte = data[start]
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            if byte == UInt8(ascii: "\"") {
+                inString = true
+                continue
+            }
             let end = start + literal.count
-            guard data[start..<end].elementsEqual(literal) else { continue }
+            guard byte == first, end <= data.count, data[start..<end].elementsEqual(literal) else { continue }
             if (start == 0 || before.contains(data[start - 1])) && (end == data.count || after.contains(data[end])) {
                 return start
             }
