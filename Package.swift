@@ -106,18 +106,24 @@ let package = Package(
 
         // MARK: Core runtime
         .target(name: "MotionCore"),
+        // Reading files the host did not write: without blocking, regular files only, up to a size limit.
+        .target(name: "MotionFiles"),
 
         // MARK: Plugin host
         // libcrypto (OpenSSL) for the SHA-256 of a plugin library before it is loaded.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .target(name: "MotionHost", dependencies: ["MotionCore", "CMotionABI", "CLibFFI", "COpenSSL"]),
-        .testTarget(name: "MotionHostTests", dependencies: ["MotionHost", "MotionCore"]),
+        // glibc's GNU extensions MotionHost needs (dladdr1, dlinfo, memfd_create, file seals), in C.
+        .target(name: "CMotionHostSupport"),
+        .target(
+            name: "MotionHost",
+            dependencies: ["MotionCore", "MotionFiles", "CMotionABI", "CLibFFI", "COpenSSL", "CMotionHostSupport"]),
+        .testTarget(name: "MotionHostTests", dependencies: ["MotionHost", "MotionCore", "MotionFiles"]),
         .executableTarget(
             name: "discovery-benchmark", dependencies: ["MotionHost", "MotionCore"],
             path: "Benchmarks/DiscoveryBenchmark", exclude: ["lilv-describe.c"]),
 
         // MARK: Device motion
-        .target(name: "DeviceMotion"),
+        .target(name: "DeviceMotion", dependencies: ["MotionFiles"]),
         // DeviceMotion values → the C ABI's motion_device_motion_sample (one conversion for the CLI and tests).
         .target(name: "DeviceMotionABI", dependencies: ["DeviceMotion", "CMotionABI"]),
         .testTarget(name: "AttitudeEstimationTests", dependencies: ["DeviceMotion", "AttitudeEvaluation"]),
@@ -138,7 +144,7 @@ let package = Package(
         // MARK: CLI
         .executableTarget(
             name: "motion-host",
-            dependencies: ["MotionCore", "MotionHost", "DeviceMotion", "DeviceMotionABI", "CMotionABI"]),
+            dependencies: ["MotionCore", "MotionHost", "MotionFiles", "DeviceMotion", "DeviceMotionABI", "CMotionABI"]),
 
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
@@ -158,7 +164,7 @@ let package = Package(
 )
 
 // Strict settings for every Swift target.
-let cTargets = Set(["CMotionABI", "CMotionPluginKitSupport", "CPerformers", "CDeclarative", "Setter"] + cFixturePlugins)
+let cTargets = Set(["CMotionABI", "CMotionPluginKitSupport", "CMotionHostSupport", "CPerformers", "CDeclarative", "Setter"] + cFixturePlugins)
 for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))

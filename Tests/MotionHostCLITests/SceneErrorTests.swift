@@ -4,8 +4,8 @@ import Testing
 @Suite("Scene errors")
 struct SceneErrorTests {
     @Test(arguments: [
-        ("missing.json", "error: missing.json: cannot read the scene file: no such file"),
-        (".", "error: .: is a folder, not a scene file"),
+        ("missing.json", "error: missing.json: no such file. To fix, check the path of the scene"),
+        (".", "error: .: the scene is a folder, not a regular file; the host reads only regular files"),
         (
             "invalid-json.json",
             "error: invalid-json.json: invalid JSON at line 3, column 15: invalid value"

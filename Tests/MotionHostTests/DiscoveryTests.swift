@@ -184,7 +184,7 @@ import Testing
         let catalog = PluginCatalog.discover(searchPath: path)
         #expect(catalog.plugins.map(\.url) == [used])
         #expect(catalog.planTypes == ["Tween"])
-        #expect(catalog.shadowed == [.init(pluginID: "org.example.tween", used: used, ignored: ignored)])
+        #expect(catalog.shadowed == [.init(pluginID: "org.example.tween", used: used, ignored: ignored, isConfigured: false)])
         #expect(catalog.problems.isEmpty)
     }
 

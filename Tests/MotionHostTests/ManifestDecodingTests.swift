@@ -327,7 +327,7 @@ private let fieldsPath = "$.performers[0].plans[0].fields"
         #expect(error.code == .unreadable)
         #expect(
             error.description
-                == "\(file.relativePath): cannot read the manifest: No such file or directory. To fix, check the path and its permissions"
+                == "\(file.relativePath): no such file. To fix, check the path of the manifest"
         )
     }
 

@@ -44,6 +44,7 @@ import Testing
         #expect(
             keys(s) == [
                 "configurationVersion", "searchPaths", "libraryPaths", "disabledPlugins", "planTypeOwners", "pins",
+                "pluginManifests",
             ])
     }
 }

@@ -98,7 +98,7 @@ private typealias AnswerFunction = @convention(c) () -> Int32
         #expect(error.code == .insecurePermissions)
         #expect(
             error.description
-                == "\(plugin.manifestURL.relativePath): library \"libfixture.so\": the \(plugin.libraryPath) is writable by group or others (mode 0775); it was not loaded. To fix, run chmod go-w \(plugin.libraryPath)"
+                == "\(plugin.manifestURL.relativePath): library \"libfixture.so\": the library \(plugin.libraryPath) is writable by group or others (mode 0775); it was not loaded. To fix, run chmod go-w \(plugin.libraryPath)"
         )
     }
 
@@ -122,7 +122,7 @@ private typealias AnswerFunction = @convention(c) () -> Int32
         #expect(error.code == .wrongOwner)
         #expect(
             error.message
-                == "the \(plugin.libraryPath) is owned by user id 4242, neither you (user id 0) nor root; it was not loaded. To fix, chown it to yourself or root"
+                == "the library \(plugin.libraryPath) is owned by user id 4242, neither you (user id 0) nor root; it was not loaded. To fix, chown it to yourself or root"
         )
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MotionFiles
 
 /// Splits a text file into lines and comma-separated fields, and parses numbers in place with `strtod`.
 ///
@@ -19,15 +20,13 @@ struct CSVScanner {
     /// Reads a whole file.
     /// - Throws: `RecordingError.unreadableFile`.
     init(contentsOf url: URL) throws(RecordingError) {
-        let data: Data
+        let bytes: [UInt8]
         do {
-            data = try Data(contentsOf: url)
+            bytes = try RegularFile.read(atPath: url.path, limit: FileSizeLimit.recording, what: "the recording")
         } catch {
-            throw RecordingError(
-                .unreadableFile, "cannot read the file. To fix, check that it exists and is readable",
-                path: url.path, underlying: "\(error)")
+            throw RecordingError(.unreadableFile, error.message, path: url.path)
         }
-        self.init(path: url.path, data: data)
+        self.init(path: url.path, data: Data(bytes))
     }
 
     init(path: String, data: Data) {

@@ -1,5 +1,6 @@
 import Foundation
 import MotionCore
+import MotionFiles
 
 /// The host's own configuration: extra plugin and library folders, disabled plugins, who owns a
 /// contested plan type, and trusted SHA-256 pins of plugin libraries.
@@ -15,7 +16,8 @@ import MotionCore
 ///   "libraryPaths": ["/opt/motion/lib"],
 ///   "disabledPlugins": ["org.example.broken"],
 ///   "planTypeOwners": { "Tween": "org.motion.tweenkit" },
-///   "pins": { "libTweenKit.so": "9f86d081…", "org.example.blink": "…" }
+///   "pins": { "libTweenKit.so": "9f86d081…", "org.example.blink": "…" },
+///   "pluginManifests": { "org.motion.tweenkit": "/opt/motion/plugins/tweenkit.json" }
 /// }
 /// ```
 /// Relative paths are relative to the configuration file's folder.
@@ -43,19 +45,24 @@ public struct HostConfiguration: Sendable, Hashable {
     public var planTypeOwners: [String: String]
     /// Library file name (e.g. `"libTweenKit.so"`) or plugin id → trusted SHA-256 (64 lowercase hex).
     public var pins: [String: String]
+    /// Plugin id → the manifest to use when several search folders hold a manifest of that plugin id (the
+    /// others are listed as shadowed); without an entry, the earliest folder's is used.
+    public var pluginManifests: [String: URL]
     /// The file this configuration was read from, if any.
     public var url: URL?
 
     /// A configuration from its parts.
     public init(
         searchPaths: [URL] = [], libraryPaths: [URL] = [], disabledPlugins: Set<String> = [],
-        planTypeOwners: [String: String] = [:], pins: [String: String] = [:], url: URL? = nil
+        planTypeOwners: [String: String] = [:], pins: [String: String] = [:], pluginManifests: [String: URL] = [:],
+        url: URL? = nil
     ) {
         self.searchPaths = searchPaths
         self.libraryPaths = libraryPaths
         self.disabledPlugins = disabledPlugins
         self.planTypeOwners = planTypeOwners
         self.pins = pins.mapValues { $0.lowercased() }
+        self.pluginManifests = pluginManifests
         self.url = url
     }
 
@@ -91,11 +98,10 @@ public struct HostConfiguration: Sendable, Hashable {
     public static func load(contentsOf url: URL) throws(ManifestError) -> HostConfiguration {
         let bytes: [UInt8]
         do {
-            bytes = try system_readFile(url.path)
+            bytes = try RegularFile.read(
+                atPath: url.path, limit: FileSizeLimit.configuration, what: "the host configuration")
         } catch {
-            throw ManifestError(
-                code: .unreadable, file: url, jsonPath: nil,
-                message: "cannot read the host configuration: \(error). To fix, check the path and its permissions")
+            throw ManifestError(code: .unreadable, file: url, jsonPath: nil, message: error.message)
         }
         return try decode(Data(bytes), url: url)
     }
@@ -109,7 +115,7 @@ public struct HostConfiguration: Sendable, Hashable {
     public static func decode(_ data: Data, url: URL) throws(ManifestError) -> HostConfiguration {
         let r = JSONDocumentReader<ManifestError>(file: url)
         let root = try r.parseObject(data)
-        let keys = ["configurationVersion", "searchPaths", "libraryPaths", "disabledPlugins", "planTypeOwners", "pins"]
+        let keys = ["configurationVersion", "searchPaths", "libraryPaths", "disabledPlugins", "planTypeOwners", "pins", "pluginManifests"]
         _ = try r.optional(root, "configurationVersion") { (node) throws(ManifestError) in
             let v = try r.integer(node)
             guard v == supportedConfigurationVersion else {
@@ -121,20 +127,23 @@ public struct HostConfiguration: Sendable, Hashable {
         }
         try r.checkKeys(root, allowed: keys, what: "a host configuration")
         let folder = url.deletingLastPathComponent()
+        func location(_ node: JSONNode, expected: String, isDirectory: Bool) throws(ManifestError) -> URL {
+            let path = try r.nonEmptyString(node, expected: expected)
+            if path.hasPrefix("~") {
+                throw r.fail(
+                    .invalidValue,
+                    "expected an absolute path or one relative to the configuration's folder (\"~\" is not expanded); found \(node.found)"
+                )
+            }
+            return path.hasPrefix("/")
+                ? URL(fileURLWithPath: path, isDirectory: isDirectory)
+                : folder.appendingPathComponent(path, isDirectory: isDirectory).standardizedFileURL
+        }
         func folders(_ key: String) throws(ManifestError) -> [URL] {
             try r.optional(root, key) { (node) throws(ManifestError) -> [URL] in
                 let items = try r.array(node, expected: "an array of folder paths")
                 return try r.elements(items) { (_, node) throws(ManifestError) -> URL in
-                    let path = try r.nonEmptyString(node, expected: "a folder path")
-                    if path.hasPrefix("~") {
-                        throw r.fail(
-                            .invalidValue,
-                            "expected an absolute path or one relative to the configuration's folder (\"~\" is not expanded); found \(node.found)"
-                        )
-                    }
-                    return path.hasPrefix("/")
-                        ? URL(fileURLWithPath: path, isDirectory: true)
-                        : folder.appendingPathComponent(path, isDirectory: true).standardizedFileURL
+                    try location(node, expected: "a folder path", isDirectory: true)
                 }
             } ?? []
         }
@@ -182,9 +191,26 @@ public struct HostConfiguration: Sendable, Hashable {
                 }
                 return pins
             } ?? [:]
+        let manifests =
+            try r.optional(root, "pluginManifests") { (node) throws(ManifestError) -> [String: URL] in
+                let object = try r.object(node, expected: "an object mapping plugin ids to manifest paths")
+                var manifests: [String: URL] = [:]
+                for key in object.keys.sorted() {
+                    manifests[key] = try r.at(.key(key)) { () throws(ManifestError) -> URL in
+                        guard ManifestDecoder.isReverseDNS(key) else {
+                            throw r.fail(
+                                .invalidValue,
+                                "expected a reverse-DNS plugin id such as \"org.example.myplugin\" as the key; found \(JSONText.quoted(key))"
+                            )
+                        }
+                        return try location(JSONNode(object[key]!), expected: "a manifest path", isDirectory: false)
+                    }
+                }
+                return manifests
+            } ?? [:]
         return HostConfiguration(
             searchPaths: searchPaths, libraryPaths: libraryPaths, disabledPlugins: Set(disabled),
-            planTypeOwners: owners, pins: pins, url: url)
+            planTypeOwners: owners, pins: pins, pluginManifests: manifests, url: url)
     }
 
     private static func pluginID(_ node: JSONNode, _ r: JSONDocumentReader<ManifestError>) throws(ManifestError) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import MotionCore
+import MotionFiles
 
 /// A cache of validated manifests keyed by file path, size, modification and change time and inode
 /// (as GStreamer's registry keeps plugin details keyed by path, size and mtime), so that listing
@@ -165,20 +166,12 @@ enum CacheFormat {
     static let magic: [UInt8] = Array("MOTIONDC".utf8)
 
     static func readEntries(path: String) -> ([UInt8], [String: CacheSession.Stored])? {
-        guard let fd = try? system_openForReading(path) else { return nil }
-        defer { system_close(fd) }
-        guard let status = try? system_fstat(fd), status.isRegularFile, !status.isWritableByGroupOrOthers,
-            status.owner == system_geteuid() || status.owner == 0, status.size < 1 << 30
+        // Opened without blocking and only if a regular file (a FIFO or device in its place is ignored).
+        guard let file = try? RegularFile.open(atPath: path, what: "the discovery cache") else { return nil }
+        defer { RegularFile.close(file) }
+        guard file.mode & UInt32(S_IWGRP | S_IWOTH) == 0, file.owner == system_geteuid() || file.owner == 0,
+            let bytes = try? RegularFile.read(file, path: path, limit: 1 << 30, what: "the discovery cache")
         else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(status.size))
-        var count = 0
-        while count < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { buffer in
-                (try? system_read(fd, into: buffer.baseAddress! + count, count: buffer.count - count)) ?? -1
-            }
-            if n <= 0 { return nil }
-            count += n
-        }
         let entries = bytes.withUnsafeBytes { file -> [String: CacheSession.Stored]? in
             // The last 8 bytes are a checksum of everything before them: a damaged cache is ignored.
             guard file.count >= 8 else { return nil }

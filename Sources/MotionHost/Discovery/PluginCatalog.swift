@@ -1,14 +1,21 @@
 import Foundation
 import MotionCore
+import MotionFiles
 
 /// Every plugin found on a search path: the valid, enabled manifests, the problems met, and which plugin
 /// performs each plan type. Built from manifests alone; no library is opened.
 ///
 /// Rules:
-/// - Every `*.json` file directly in a search folder (hidden files skipped) is read as a manifest; an
-///   invalid one is reported in ``problems`` and never stops the others.
-/// - Two manifests with the same plugin id: the one in the earlier folder is used; the other is listed
-///   in ``shadowed``.
+/// - Every `*.json` file directly in a search folder (hidden files skipped) that is a regular file (after
+///   symbolic links) is read as a manifest; an invalid one is reported in ``problems`` and never stops the
+///   others.
+/// - A manifest names code to run, so it is trusted as a library is (``PathTrust``): the file and every
+///   folder from it up to `/` must be owned by the current user or root and not writable by group or others
+///   (a sticky folder owned by root, such as `/tmp`, excepted). An untrusted manifest is a
+///   ``ManifestError/Code/untrusted`` problem and declares nothing.
+/// - Two manifests with the same plugin id: the one the configuration picks
+///   (``HostConfiguration/pluginManifests``) or else the one in the earlier folder is used; the other is
+///   listed in ``shadowed``.
 /// - A plugin whose id is in ``HostConfiguration/disabledPlugins`` is listed in ``disabled`` and
 ///   declares nothing (an invalid manifest of a disabled plugin is not reported).
 /// - Two plugins declaring one plan type: a ``ManifestError/Code/conflict`` problem naming both files,
@@ -19,14 +26,17 @@ public struct PluginCatalog: Sendable {
     /// Where a plan type is performed: the plugin, its performer class and the plan's declaration.
     public typealias Entry = (plugin: PluginManifest, performer: PerformerManifest, plan: PlanManifest)
 
-    /// A manifest ignored because an earlier folder holds one with the same plugin id.
+    /// A manifest ignored because another one with the same plugin id is used: the one in an earlier
+    /// folder, or the one the host configuration picks.
     public struct Shadowing: Sendable, Hashable {
         /// The plugin id.
         public let pluginID: String
-        /// The manifest used (earlier in the search path).
+        /// The manifest used.
         public let used: URL
         /// The manifest ignored.
         public let ignored: URL
+        /// Whether the host configuration's ``HostConfiguration/pluginManifests`` chose `used`.
+        public let isConfigured: Bool
     }
 
     /// The search path that was searched.
@@ -95,7 +105,9 @@ public struct PluginCatalog: Sendable {
     /// manifest declares the plan type.
     private func invalidManifest(declaring planType: String) -> ManifestError? {
         for problem in problems where problem.code != .conflict && problem.code != .duplicate {
-            guard let file = problem.file, let data = try? Data(contentsOf: file),
+            guard let file = problem.file,
+                let bytes = try? RegularFile.read(atPath: file.path, limit: FileSizeLimit.manifest, what: "the manifest"),
+                case let data = Data(bytes),
                 let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
                 let performers = root["performers"] as? [[String: Any]]
             else { continue }
@@ -127,9 +139,11 @@ public struct PluginCatalog: Sendable {
         var byID: [String: URL] = [:]
         let session = cache?.open()
 
-        // 1. List the folders in search order (cheap: readdir and stat).
+        // 1. List the folders in search order (cheap: readdir and stat), keeping the manifests that may be
+        //    trusted (their own status, and each folder up to `/` once per discovery).
         var files: [(path: String, url: URL, status: FileStatus)] = []
         var folderProblems: [(beforeFile: Int, error: ManifestError)] = []
+        var trustedFolders: Set<String> = []
         for entry in searchPath.entries {
             let folder = entry.url.path
             let entries: [(name: String, status: FileStatus?)]
@@ -147,12 +161,30 @@ public struct PluginCatalog: Sendable {
                 }
                 continue
             }
+            let realFolder = (try? system_realpath(folder)) ?? folder
             for (name, status) in entries.sorted(by: { $0.name < $1.name }) {
                 guard let status, status.isRegularFile else { continue }
                 let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
                 // Relative to the folder's URL, so messages show a folder given as "manifests" as
                 // "manifests/tween.json".
-                files.append((path, entry.url.appendingPathComponent(name, isDirectory: false), status))
+                let url = entry.url.appendingPathComponent(name, isDirectory: false)
+                // A symbolic link is judged where it leads.
+                let realPath = (try? system_realpath(path)) ?? path
+                let expected = realFolder.hasSuffix("/") ? realFolder + name : realFolder + "/" + name
+                let trustedPath = realPath == expected ? expected : realPath
+                if let problem = PathTrust.problem(file: status, path: trustedPath, what: "manifest")
+                    ?? PathTrust.problemInFolders(of: trustedPath, what: "manifest", checked: &trustedFolders)
+                {
+                    folderProblems.append(
+                        (
+                            files.count,
+                            ManifestError(
+                                code: .untrusted, file: url, jsonPath: nil,
+                                message: problem.message.replacingOccurrences(of: "it was not loaded", with: "it was not read"))
+                        ))
+                    continue
+                }
+                files.append((path, url, status))
             }
         }
 
@@ -183,7 +215,8 @@ public struct PluginCatalog: Sendable {
             for i in files.indices { work(i) }
         }
 
-        // 3. Assemble in search order.
+        // 3. Assemble in search order. A plugin id the configuration gives a manifest for takes that one.
+        let chosen: [String: String] = configuration.pluginManifests.mapValues { (try? system_realpath($0.path)) ?? $0.path }
         var nextFolderProblem = 0
         for (i, file) in files.enumerated() {
             while nextFolderProblem < folderProblems.count && folderProblems[nextFolderProblem].beforeFile <= i {
@@ -203,8 +236,16 @@ public struct PluginCatalog: Sendable {
                 problems.append(error)
                 continue
             }
+            if let pick = chosen[manifest.id], ((try? system_realpath(file.path)) ?? file.path) != pick {
+                shadowed.append(
+                    Shadowing(
+                        pluginID: manifest.id, used: configuration.pluginManifests[manifest.id]!, ignored: file.url,
+                        isConfigured: true))
+                continue
+            }
             if let used = byID[manifest.id] {
-                shadowed.append(Shadowing(pluginID: manifest.id, used: used, ignored: file.url))
+                shadowed.append(
+                    Shadowing(pluginID: manifest.id, used: used, ignored: file.url, isConfigured: chosen[manifest.id] != nil))
                 continue
             }
             byID[manifest.id] = file.url
@@ -215,6 +256,15 @@ public struct PluginCatalog: Sendable {
             }
         }
         problems += folderProblems[nextFolderProblem...].map(\.error)
+        for (id, url) in configuration.pluginManifests.sorted(by: { $0.key < $1.key }) where byID[id] == nil {
+            if configuration.disabledPlugins.contains(id) { continue }
+            problems.append(
+                ManifestError(
+                    code: .invalidValue, file: configuration.url, jsonPath: JSONPath.render([.key("pluginManifests"), .key(id)]),
+                    message:
+                        "expected a valid manifest of plugin \(id) on the plugin search path; \(url.path) is not one (missing, invalid, untrusted, or of another plugin). To fix, correct the path or add its folder to the search path"
+                ))
+        }
         session?.save()
 
         let (available, unavailable, planProblems) = resolvePlanTypes(
@@ -336,12 +386,9 @@ enum ManifestOutcome: Sendable {
     static func read(_ url: URL) -> ManifestOutcome {
         let bytes: [UInt8]
         do {
-            bytes = try system_readFile(url.path)
+            bytes = try RegularFile.read(atPath: url.path, limit: FileSizeLimit.manifest, what: "the manifest")
         } catch {
-            return .invalid(
-                ManifestError(
-                    code: .unreadable, file: url, jsonPath: nil,
-                    message: "cannot read the manifest: \(error). To fix, check its permissions"), rawID: nil)
+            return .invalid(ManifestError(code: .unreadable, file: url, jsonPath: nil, message: error.message), rawID: nil)
         }
         let data = Data(bytes)
         do {

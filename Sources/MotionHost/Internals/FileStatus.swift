@@ -41,6 +41,8 @@ struct FileStatus: Equatable, Sendable {
     var isDirectory: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFDIR) }
     /// `st_mode & (S_IWGRP | S_IWOTH)`: writable by the group or by others.
     var isWritableByGroupOrOthers: Bool { mode & UInt32(S_IWGRP | S_IWOTH) != 0 }
+    /// `st_mode & S_ISVTX`: the sticky bit (in a folder, only an entry's owner may remove or rename it).
+    var isSticky: Bool { mode & UInt32(S_ISVTX) != 0 }
     /// The permission bits, e.g. `0o755`.
     var permissions: UInt32 { mode & 0o7777 }
 }

@@ -34,25 +34,9 @@ private func retryingInterrupts<T: BinaryInteger>(_ body: () -> T) -> T {
     }
 }
 
-/// Opens a file for reading, close-on-exec. Wraps `open(2)` with `O_RDONLY | O_CLOEXEC`.
-/// - Returns: The file descriptor.
-func system_openForReading(_ path: String) throws(Errno) -> Int32 {
-    let fd = retryingInterrupts { open(path, O_RDONLY | O_CLOEXEC) }
-    if fd < 0 { throw Errno.current }
-    return fd
-}
-
 /// Closes a file descriptor. Wraps `close(2)`; errors are ignored (the descriptor is gone either way).
 func system_close(_ fd: Int32) {
     _ = close(fd)
-}
-
-/// Reads up to `count` bytes into `buffer`. Wraps `read(2)`.
-/// - Returns: The number of bytes read; 0 at end of file.
-func system_read(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int) throws(Errno) -> Int {
-    let n = retryingInterrupts { read(fd, buffer, count) }
-    if n < 0 { throw Errno.current }
-    return n
 }
 
 /// Reads up to `count` bytes at `offset` into `buffer` without moving the file offset. Wraps `pread(2)`.
@@ -121,33 +105,17 @@ func system_writeFile(_ path: String, _ bytes: UnsafeRawBufferPointer) throws(Er
     let fd = retryingInterrupts { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
     if fd < 0 { throw Errno.current }
     defer { system_close(fd) }
+    try system_writeAll(fd, bytes)
+}
+
+/// Writes all of `bytes` to an open descriptor, however many `write(2)` calls it takes.
+func system_writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
     var offset = 0
     while offset < bytes.count {
         let n = retryingInterrupts { write(fd, bytes.baseAddress! + offset, bytes.count - offset) }
         if n < 0 { throw Errno.current }
         offset += n
     }
-}
-
-/// Reads a whole file. Wraps `open(2)`, `fstat(2)`, `read(2)` and `close(2)`.
-/// - Returns: The file's bytes.
-func system_readFile(_ path: String) throws(Errno) -> [UInt8] {
-    let fd = try system_openForReading(path)
-    defer { system_close(fd) }
-    let size = Int(try system_fstat(fd).size)
-    var bytes = [UInt8](repeating: 0, count: max(size, 0) + 1)
-    var count = 0
-    while true {
-        if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(4096, bytes.count))) }
-        let n = bytes.withUnsafeMutableBytes { buffer in
-            retryingInterrupts { read(fd, buffer.baseAddress! + count, buffer.count - count) }
-        }
-        if n < 0 { throw Errno.current }
-        if n == 0 { break }
-        count += n
-    }
-    bytes.removeSubrange(count...)
-    return bytes
 }
 
 /// The names in a directory, without `.` and `..`, in directory order. Wraps `opendir(3)`,

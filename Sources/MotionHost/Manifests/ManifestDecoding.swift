@@ -1,6 +1,7 @@
 import CMotionABI
 import Foundation
 import MotionCore
+import MotionFiles
 
 extension PluginManifest {
     /// Reads and validates a manifest file.
@@ -16,11 +17,9 @@ extension PluginManifest {
     public static func load(contentsOf url: URL) throws(ManifestError) -> PluginManifest {
         let bytes: [UInt8]
         do {
-            bytes = try system_readFile(url.path)
+            bytes = try RegularFile.read(atPath: url.path, limit: FileSizeLimit.manifest, what: "the manifest")
         } catch {
-            throw ManifestError(
-                code: .unreadable, file: url, jsonPath: nil,
-                message: "cannot read the manifest: \(error). To fix, check the path and its permissions")
+            throw ManifestError(code: .unreadable, file: url, jsonPath: nil, message: error.message)
         }
         return try decode(Data(bytes), url: url)
     }

@@ -12,7 +12,7 @@ public struct ManifestError: Error, Sendable, Hashable, CustomStringConvertible 
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable {
             case unreadable, invalidJSON, missingField, wrongType, invalidValue, unknownField, duplicate
-            case conflict, unsupportedVersion, unknownPlanType, disabled
+            case conflict, unsupportedVersion, unknownPlanType, disabled, untrusted
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -39,6 +39,9 @@ public struct ManifestError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let unknownPlanType = Code(.unknownPlanType)
         /// The plugin declaring the plan type is disabled by the host configuration.
         public static let disabled = Code(.disabled)
+        /// The manifest, or a folder on the way to it from `/`, has the wrong owner or is writable by group
+        /// or others (``PathTrust``): it names code to run, so it is not read.
+        public static let untrusted = Code(.untrusted)
 
         public var description: String { value.rawValue }
     }

@@ -1,25 +1,36 @@
+import CMotionHostSupport
 import Foundation
 import MotionCore
+import MotionFiles
 import Synchronization
 
 /// Finds a manifest's library, checks that it can be trusted, and opens it with the dynamic linker.
 ///
-/// For a manifest, ``load(_:)``:
-/// 1. resolves `library` relative to the manifest's folder, then each configured library folder
+/// For a manifest, ``load(_:)``, in this order:
+/// 1. the manifest itself, as code configuration: its canonical path is a regular file, owned by the current
+///    user or root and not writable by group or others, and so is every folder from it up to `/` (a sticky
+///    folder owned by root, such as `/tmp`, excepted) — ``PathTrust``;
+/// 2. resolves `library` relative to the manifest's folder, then each configured library folder
 ///    (``HostConfiguration/libraryPaths``), then each extra folder given at init (the CLI passes the
 ///    folder of its own executable, where built plugins live); the first that exists is used;
-/// 2. resolves symbolic links (`realpath`) and refuses a path outside all of those folders;
-/// 3. opens the file and checks, on the open descriptor (`fstat`), that it is a regular file owned by the
-///    current user or root and not writable by group or others; checks the same of its folder;
-/// 4. when a pin applies (the manifest's `sha256`, the host configuration's pin, or both), hashes the
-///    open descriptor with SHA-256 (libcrypto) and refuses a mismatch, naming both hashes;
-/// 5. loads that same open file with `dlopen("/proc/self/fd/N", RTLD_NOW | RTLD_LOCAL)`, so what was
-///    checked and hashed is what is loaded (no check-then-use race).
+/// 3. resolves symbolic links (`realpath`) and refuses a path outside all of those folders;
+/// 4. opens the file without blocking (a FIFO is refused, not waited on) and checks, on the open descriptor
+///    (`fstat`), that it is a regular file of at most ``MotionFiles/FileSizeLimit/library`` bytes, with the
+///    same owner and permission rules as the manifest, for it and every folder up to `/`;
+/// 5. copies its bytes into a sealed memory file (`memfd_create`, then `F_SEAL_WRITE | F_SEAL_GROW |
+///    F_SEAL_SHRINK | F_SEAL_SEAL`), so the code checked is the code that runs for the life of the process,
+///    whatever later happens to the file on disk;
+/// 6. when a pin applies (the manifest's `sha256`, the host configuration's pin, or both), hashes that
+///    sealed copy with SHA-256 (libcrypto) and refuses a mismatch, naming both hashes;
+/// 7. loads the sealed copy with `dlopen("/proc/self/fd/N", RTLD_NOW | RTLD_LOCAL)`.
 ///
-/// A library is loaded once per process (keyed by resolved path, device and inode) and never closed
-/// (a library with Swift code must never be unloaded; PITFALLS.md). The descriptor it was loaded through
-/// stays open too, so that its `/proc/self/fd/N` name is never reused for another file (glibc's `dlopen`
-/// hands back an already-loaded library whose name matches).
+/// Symbols are then looked up with ``LoadedLibrary/symbol(_:)``, which accepts only functions the library
+/// defines itself: `dlsym` alone would also find its dependencies' (libc's `system`).
+///
+/// A library is loaded once per process (keyed by resolved path, device and inode of the file it was
+/// copied from) and never closed (a library with Swift code must never be unloaded; PITFALLS.md). The
+/// sealed copy's descriptor stays open too, so that its `/proc/self/fd/N` name is never reused for another
+/// file (glibc's `dlopen` hands back an already-loaded library whose name matches).
 ///
 /// Note: a library loaded through `/proc/self/fd/N` has that name in the link map, so an `$ORIGIN`
 /// run path inside it does not point at its folder. Plugins should link their dependencies statically
@@ -117,80 +128,62 @@ public struct LibraryLoader: Sendable {
         return resolved
     }
 
-    /// Finds, checks and loads a manifest's library (once per process).
+    /// Checks everything ``load(_:)`` checks, without loading anything: the manifest's and the library's
+    /// owners, permissions and folders, that the library is a regular file within the size limit, and the
+    /// pins (hashing the file on disk). `plugins list` reports this, so it says what a run would refuse.
+    /// - Parameter manifest: The manifest.
+    /// - Returns: The library's canonical path.
+    /// - Throws: ``PluginError`` as ``load(_:)`` (but never `loadFailed`).
+    @discardableResult
+    public func verify(_ manifest: PluginManifest) throws(PluginError) -> URL {
+        let (path, file, pins) = try openTrusted(manifest)
+        defer { RegularFile.close(file) }
+        if !pins.isEmpty {
+            try checkPins(pins, digest: try digest(file.descriptor, path: path, manifest: manifest), path: path, manifest: manifest)
+        }
+        return URL(fileURLWithPath: path, isDirectory: false)
+    }
+
+    /// Finds, checks and loads a manifest's library (once per process), from a sealed copy of its bytes.
     /// - Parameter manifest: The manifest.
     /// - Returns: The loaded library.
-    /// - Throws: ``PluginError`` naming the manifest and library: not found, path escape, not a regular
-    ///   file, wrong owner, writable by group or others, unreadable, hash mismatch (with both hashes), or
-    ///   `dlopen` failure (with `dlerror()`'s text).
+    /// - Throws: ``PluginError`` naming the manifest and library: the manifest or library (or a folder above
+    ///   either) has the wrong owner or is writable by group or others; the library is not found, escapes
+    ///   its folders, is not a regular file, is too large, unreadable, does not match a pin (both hashes
+    ///   named), or `dlopen` failed (with `dlerror()`'s text).
     public func load(_ manifest: PluginManifest) throws(PluginError) -> LoadedLibrary {
-        let path = try resolvePath(manifest)
-        let fd: Int32
-        do {
-            fd = try system_openForReading(path)
-        } catch {
-            throw PluginError(
-                code: .unreadable, message: "\(path) cannot be opened: \(error)", for: manifest, underlying: error)
-        }
-        // The descriptor of a library that gets loaded stays open for the life of the process: glibc's
-        // dlopen returns an already-loaded library whose *name* matches, so "/proc/self/fd/N" must never
-        // name a second file, and a descriptor number that is never closed is never reused.
-        var keepOpen = false
-        defer { if !keepOpen { system_close(fd) } }
-        let status: FileStatus
-        do {
-            status = try system_fstat(fd)
-        } catch {
-            throw PluginError(
-                code: .unreadable, message: "\(path) cannot be examined: \(error)", for: manifest, underlying: error)
-        }
-        try checkTrust(status, path: path, what: "", manifest: manifest)
-        let folder = directoryName(of: path)
-        do {
-            try checkTrust(try system_stat(folder), path: folder, what: "folder ", manifest: manifest)
-        } catch let error as Errno {
-            throw PluginError(
-                code: .unreadable, message: "its folder \(folder) cannot be examined: \(error)", for: manifest,
-                underlying: error)
-        } catch let error as PluginError {
-            throw error
-        } catch {
-            throw PluginError(code: .unreadable, message: "\(error)", for: manifest, underlying: error)
-        }
-
-        var pins: [(source: String, sha256: String)] = []
-        if let pin = configuration.pin(for: manifest) {
-            let file = configuration.url.map { " in \($0.relativePath)" } ?? ""
-            pins.append(("the host configuration's pin \(JSONText.quoted(pin.key))\(file)", pin.sha256))
-        }
-        if let sha256 = manifest.sha256 { pins.append(("the manifest's sha256", sha256)) }
-        let key = LoadedLibrary.Key(path: path, device: status.device, inode: status.inode)
+        let (path, file, pins) = try openTrusted(manifest)
+        defer { RegularFile.close(file) }
+        let key = LoadedLibrary.Key(path: path, device: file.device, inode: file.inode)
 
         return try LoadedLibrary.registry.withLock { (loaded) throws(PluginError) -> LoadedLibrary in
+            if let existing = loaded[key] {
+                // What runs is the sealed copy made when it was loaded: that is what a pin must match.
+                if !pins.isEmpty {
+                    var digest = existing.sha256
+                    if digest == nil { digest = try self.digest(existing.sealedDescriptor, path: path, manifest: manifest) }
+                    try checkPins(pins, digest: digest!, path: path, manifest: manifest)
+                }
+                return existing
+            }
+            let bytes: [UInt8]
+            do throws(FileReadError) {
+                bytes = try RegularFile.read(file, path: path, limit: FileSizeLimit.library, what: "the library")
+            } catch {
+                throw PluginError(
+                    code: error.code == .tooLarge ? .tooLarge : .unreadable, message: error.message, for: manifest,
+                    underlying: error)
+            }
+            let sealed = try sealedCopy(of: bytes, path: path, manifest: manifest)
+            var keepOpen = false
+            defer { if !keepOpen { system_close(sealed) } }
             var digest: String?
             if !pins.isEmpty {
-                if let existing = loaded[key], let recorded = existing.sha256 {
-                    digest = recorded
-                } else {
-                    do {
-                        digest = try SHA256.hexDigest(ofFileDescriptor: fd)
-                    } catch {
-                        throw PluginError(
-                            code: .unreadable, message: "\(path) cannot be hashed: \(error)", for: manifest,
-                            underlying: error)
-                    }
-                }
-                for pin in pins where pin.sha256 != digest {
-                    throw PluginError(
-                        code: .hashMismatch,
-                        message:
-                            "\(path) has SHA-256 \(digest!), but \(pin.source) expects \(pin.sha256). The file is corrupt or was replaced; it was not loaded. To fix, reinstall the plugin or, if this build is trusted, update the pin",
-                        for: manifest)
-                }
+                digest = try self.digest(sealed, path: path, manifest: manifest)
+                try checkPins(pins, digest: digest!, path: path, manifest: manifest)
             }
-            if let existing = loaded[key] { return existing }
             let handle: UnsafeMutableRawPointer
-            switch system_dlopen("/proc/self/fd/\(fd)") {
+            switch system_dlopen("/proc/self/fd/\(sealed)") {
             case .success(let h): handle = h
             case .failure(let error):
                 throw PluginError(
@@ -200,31 +193,128 @@ public struct LibraryLoader: Sendable {
                     for: manifest, underlying: error)
             }
             keepOpen = true
-            let library = LoadedLibrary(handle: handle, path: path, sha256: digest, key: key)
+            let library = LoadedLibrary(handle: handle, path: path, sha256: digest, key: key, sealedDescriptor: sealed)
             loaded[key] = library
             return library
         }
     }
 
-    private func checkTrust(_ status: FileStatus, path: String, what: String, manifest: PluginManifest)
-        throws(PluginError)
+    /// Steps 1–4 of ``load(_:)``: the manifest's trust, the library's path, and the library opened and
+    /// checked. The caller closes the file.
+    private func openTrusted(_ manifest: PluginManifest) throws(PluginError)
+        -> (path: String, file: OpenRegularFile, pins: [(source: String, sha256: String)])
     {
-        if what.isEmpty && !status.isRegularFile {
-            throw PluginError(code: .notARegularFile, message: "\(path) is not a regular file", for: manifest)
+        var checked: Set<String> = []
+        try checkManifestTrust(manifest, checked: &checked)
+        let path = try resolvePath(manifest)
+        let file: OpenRegularFile
+        do {
+            file = try RegularFile.open(atPath: path, what: "the library")
+        } catch {
+            let code: PluginError.Code =
+                switch error.code {
+                case .notARegularFile: .notARegularFile
+                case .notFound: .libraryNotFound
+                default: .unreadable
+                }
+            throw PluginError(code: code, message: error.message, for: manifest, underlying: error)
         }
-        let me = system_geteuid()
-        if status.owner != me && status.owner != 0 {
+        var isTrusted = false
+        defer { if !isTrusted { RegularFile.close(file) } }
+        let status: FileStatus
+        do {
+            status = try system_fstat(file.descriptor)
+        } catch {
             throw PluginError(
-                code: .wrongOwner,
-                message:
-                    "the \(what)\(path) is owned by user id \(status.owner), neither you (user id \(me)) nor root; it was not loaded. To fix, chown it to yourself or root",
-                for: manifest)
+                code: .unreadable, message: "\(path) cannot be examined: \(error)", for: manifest, underlying: error)
         }
-        if status.isWritableByGroupOrOthers {
+        if let problem = PathTrust.problem(file: status, path: path, what: "library")
+            ?? PathTrust.problemInFolders(of: path, what: "library", checked: &checked)
+        {
+            throw PluginError(code: problem.code, message: problem.message, for: manifest)
+        }
+        var pins: [(source: String, sha256: String)] = []
+        if let pin = configuration.pin(for: manifest) {
+            let file = configuration.url.map { " in \($0.relativePath)" } ?? ""
+            pins.append(("the host configuration's pin \(JSONText.quoted(pin.key))\(file)", pin.sha256))
+        }
+        if let sha256 = manifest.sha256 { pins.append(("the manifest's sha256", sha256)) }
+        isTrusted = true
+        return (path, file, pins)
+    }
+
+    /// The manifest is code configuration (it names the functions that run): the same owner and permission
+    /// rules as a library, for its canonical path and every folder above it.
+    private func checkManifestTrust(_ manifest: PluginManifest, checked: inout Set<String>) throws(PluginError) {
+        let path: String
+        let status: FileStatus
+        do {
+            path = try system_realpath(manifest.url.path)
+            status = try system_stat(path)
+        } catch {
             throw PluginError(
-                code: .insecurePermissions,
+                code: .unreadable,
+                message: "the manifest \(manifest.url.path) cannot be examined: \(error); nothing was loaded", for: manifest,
+                underlying: error)
+        }
+        if let problem = PathTrust.problem(file: status, path: path, what: "manifest")
+            ?? PathTrust.problemInFolders(of: path, what: "manifest", checked: &checked)
+        {
+            throw PluginError(code: problem.code, message: problem.message, for: manifest)
+        }
+    }
+
+    /// Copies `bytes` into a new memory file and seals it against every change.
+    private func sealedCopy(of bytes: [UInt8], path: String, manifest: PluginManifest) throws(PluginError) -> Int32 {
+        let name = "motion-plugin:" + (path.split(separator: "/").last.map(String.init) ?? "library")
+        let fd = cmotionhost_memfd_create(name)
+        if fd < 0 {
+            let error = Errno.current
+            throw PluginError(
+                code: .loadFailed, message: "cannot make a sealed copy of \(path) (memfd_create: \(error))", for: manifest,
+                underlying: error)
+        }
+        // (A closure with typed throws here crashes the 6.3.1 compiler's IR generation: return the error.)
+        let failure = bytes.withUnsafeBytes { (buffer) -> Errno? in
+            do throws(Errno) {
+                try system_writeAll(fd, buffer)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let error = failure {
+            system_close(fd)
+            throw PluginError(
+                code: .loadFailed, message: "cannot make a sealed copy of \(path) (write: \(error))", for: manifest,
+                underlying: error)
+        }
+        if cmotionhost_seal(fd) != 0 {
+            let error = Errno.current
+            system_close(fd)
+            throw PluginError(
+                code: .loadFailed, message: "cannot seal the copy of \(path) (fcntl F_ADD_SEALS: \(error))", for: manifest,
+                underlying: error)
+        }
+        return fd
+    }
+
+    private func digest(_ fd: Int32, path: String, manifest: PluginManifest) throws(PluginError) -> String {
+        do {
+            return try SHA256.hexDigest(ofFileDescriptor: fd)
+        } catch {
+            throw PluginError(code: .unreadable, message: "\(path) cannot be hashed: \(error)", for: manifest, underlying: error)
+        }
+    }
+
+    private func checkPins(
+        _ pins: [(source: String, sha256: String)], digest: String, path: String, manifest: PluginManifest
+    ) throws(PluginError) {
+        for pin in pins where pin.sha256 != digest {
+            throw PluginError(
+                code: .hashMismatch,
                 message:
-                    "the \(what)\(path) is writable by group or others (mode 0\(String(status.permissions, radix: 8))); it was not loaded. To fix, run chmod go-w \(path)",
+                    "\(path) has SHA-256 \(digest), but \(pin.source) expects \(pin.sha256). The file is corrupt or was replaced; it was not loaded. To fix, reinstall the plugin or, if this build is trusted, update the pin",
                 for: manifest)
         }
     }
@@ -251,25 +341,53 @@ public final class LoadedLibrary: @unchecked Sendable {
     public let handle: UnsafeMutableRawPointer
     /// The library's canonical path (symbolic links resolved).
     public let resolvedPath: String
-    /// The library's SHA-256 (64 lowercase hex) when it was hashed because a pin applied; else `nil`.
+    /// The SHA-256 (64 lowercase hex) of the sealed copy that was loaded, when it was hashed because a pin
+    /// applied; else `nil`.
     public let sha256: String?
     let key: Key
+    /// The sealed memory file the library was loaded from (never closed: its `/proc/self/fd` name is in the
+    /// link map).
+    let sealedDescriptor: Int32
 
-    init(handle: UnsafeMutableRawPointer, path: String, sha256: String?, key: Key) {
+    init(handle: UnsafeMutableRawPointer, path: String, sha256: String?, key: Key, sealedDescriptor: Int32) {
         self.handle = handle
         self.resolvedPath = path
         self.sha256 = sha256
         self.key = key
+        self.sealedDescriptor = sealedDescriptor
     }
+
+    /// Whether the copy that runs is sealed against every change (`F_GET_SEALS`); it always is once loaded.
+    public var isSealed: Bool { cmotionhost_is_sealed(sealedDescriptor) != 0 }
 
     /// The library's canonical path as a URL.
     public var url: URL { URL(fileURLWithPath: resolvedPath, isDirectory: false) }
 
-    /// Looks up an exported symbol. Wraps `dlsym(3)`.
+    /// Looks up a function the library itself exports. Wraps `dlsym(3)`, then checks with `dladdr1(3)` that
+    /// the address lies in this library (not in a dependency, as libc's `system` would) and is a function.
     /// - Parameter name: The symbol, e.g. `"motion_plugin_entry"`.
-    /// - Returns: Its address, or `nil` when the library does not export it.
+    /// - Returns: Its address, or `nil` when the library does not define it as a function.
     public func symbol(_ name: String) -> UnsafeMutableRawPointer? {
-        system_dlsym(handle, name)
+        if case .own(let address) = lookUp(name) { return address }
+        return nil
+    }
+
+    private enum Lookup {
+        case own(UnsafeMutableRawPointer)
+        case missing
+        case elsewhere(String?)
+        case notAFunction
+    }
+
+    private func lookUp(_ name: String) -> Lookup {
+        var address: UnsafeMutableRawPointer?
+        var definer: UnsafePointer<CChar>?
+        switch cmotionhost_own_function(handle, name, &address, &definer) {
+        case CMOTIONHOST_SYMBOL_OWN: return address.map { .own($0) } ?? .missing
+        case CMOTIONHOST_SYMBOL_ELSEWHERE: return .elsewhere(definer.map { String(cString: $0) })
+        case CMOTIONHOST_SYMBOL_NOT_A_FUNCTION: return .notAFunction
+        default: return .missing
+        }
     }
 
     /// Looks up an exported symbol the manifest or ABI requires.
@@ -277,12 +395,27 @@ public final class LoadedLibrary: @unchecked Sendable {
     ///   - name: The symbol.
     ///   - manifest: The manifest, for the error.
     /// - Returns: Its address.
-    /// - Throws: ``PluginError`` with ``PluginError/Code/missingSymbol`` naming the symbol, the manifest and
-    ///   the library.
+    /// - Throws: ``PluginError`` naming the symbol, the manifest and the library: `missingSymbol`, or
+    ///   `foreignSymbol` when the symbol comes from another library (a dependency such as libc) or is not a
+    ///   function.
     public func requiredSymbol(_ name: String, for manifest: PluginManifest) throws(PluginError)
         -> UnsafeMutableRawPointer
     {
-        if let address = symbol(name) { return address }
+        switch lookUp(name) {
+        case .own(let address): return address
+        case .elsewhere(let definer):
+            throw PluginError(
+                code: .foreignSymbol,
+                message:
+                    "\(resolvedPath) does not define \(name) itself; it comes from \(definer ?? "another library"), which the library depends on. A manifest may name only the library's own functions; nothing was called. To fix, name a function the plugin defines and exports",
+                for: manifest)
+        case .notAFunction:
+            throw PluginError(
+                code: .foreignSymbol,
+                message: "\(resolvedPath) defines \(name), but not as a function; nothing was called. To fix, name a function",
+                for: manifest)
+        case .missing: break
+        }
         throw PluginError(
             code: .missingSymbol,
             message:

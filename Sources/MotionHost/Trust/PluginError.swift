@@ -14,7 +14,7 @@ public struct PluginError: Error, CustomStringConvertible, @unchecked Sendable {
         private enum Value: String, Sendable {
             case libraryNotFound, pathEscape, notARegularFile, insecurePermissions, wrongOwner, unreadable
             case hashMismatch, loadFailed, missingSymbol, abiMismatch, entryRefused, invalidInterface, unknownClass
-            case creationFailed, invalidDeclaration, callFailed
+            case creationFailed, invalidDeclaration, callFailed, foreignSymbol, tooLarge
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -26,10 +26,14 @@ public struct PluginError: Error, CustomStringConvertible, @unchecked Sendable {
         public static let pathEscape = Code(.pathEscape)
         /// The library path is not a regular file.
         public static let notARegularFile = Code(.notARegularFile)
-        /// The library or its folder is writable by group or others.
+        /// The library, the manifest, or a folder on the way to either from `/` is writable by group or
+        /// others (a sticky folder owned by root, such as `/tmp`, excepted).
         public static let insecurePermissions = Code(.insecurePermissions)
-        /// The library or its folder is owned by someone other than the current user or root.
+        /// The library, the manifest, or a folder on the way to either is owned by someone other than the
+        /// current user or root.
         public static let wrongOwner = Code(.wrongOwner)
+        /// The library is larger than ``MotionFiles/FileSizeLimit/library``.
+        public static let tooLarge = Code(.tooLarge)
         /// The library cannot be opened or read.
         public static let unreadable = Code(.unreadable)
         /// The library's SHA-256 is not the pinned one.
@@ -38,6 +42,10 @@ public struct PluginError: Error, CustomStringConvertible, @unchecked Sendable {
         public static let loadFailed = Code(.loadFailed)
         /// A symbol the manifest or ABI needs is not exported.
         public static let missingSymbol = Code(.missingSymbol)
+        /// A symbol the manifest or ABI needs is found, but defined by another library (one the plugin
+        /// depends on, such as libc's `system`) or not as a function: a manifest may call only the
+        /// plugin library's own functions.
+        public static let foreignSymbol = Code(.foreignSymbol)
         /// The plugin's ABI major version differs from the host's (for the loading layer).
         public static let abiMismatch = Code(.abiMismatch)
         /// `motion_plugin_entry` returned NULL (for the loading layer).

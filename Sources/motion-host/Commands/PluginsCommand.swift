@@ -4,6 +4,10 @@ import MotionHost
 
 /// `motion-host plugins list`: lists the plugins found on the search path, from their manifests
 /// (no library is loaded): id, version, library (where it resolves, or why not), plan types, status.
+/// The status says what a run would do: `valid` only when every check a run makes before `dlopen` passes
+/// (``LibraryLoader/verify(_:)``: owners, permissions and folders of manifest and library, a regular file,
+/// the pins); otherwise the reason it would be refused. Manifests shadowed by another of the same plugin id
+/// are listed as such.
 /// - Parameter values: `--plugin-path` (repeating), `--config`, `--format text|json`.
 /// - Returns: 0.
 /// - Throws: ``MotionHostError`` for a missing folder or a bad configuration file.
@@ -23,10 +27,12 @@ func runPluginsList(_ values: ParsedValues) throws -> Int32 {
         let library: String
         var status = "valid"
         do {
-            library = try environment.loader.resolve(plugin).path
+            library = try environment.loader.verify(plugin).path
         } catch {
-            library = plugin.library
-            status = "library unavailable: \(error.message)"
+            library = (try? environment.loader.resolve(plugin).path) ?? plugin.library
+            status =
+                error.code == .libraryNotFound || error.code == .pathEscape
+                ? "library unavailable: \(error.message)" : "refused: \(error.message)"
         }
         let contested = plugin.planTypes.filter { catalog.entry(forPlanType: $0)?.plugin.id != plugin.id }
         if !contested.isEmpty, status == "valid" { status = "contested plan types: \(contested.joined(separator: ", "))" }
@@ -34,6 +40,13 @@ func runPluginsList(_ values: ParsedValues) throws -> Int32 {
             Row(
                 id: plugin.id, version: plugin.version, library: library, planTypes: plugin.planTypes, status: status,
                 manifest: plugin.url.relativePath))
+    }
+    for shadow in catalog.shadowed {
+        let picked = shadow.isConfigured ? " (the host configuration's pluginManifests picks it)" : ""
+        rows.append(
+            Row(
+                id: shadow.pluginID, version: "", library: "", planTypes: [],
+                status: "shadowed by \(shadow.used.relativePath)\(picked)", manifest: shadow.ignored.relativePath))
     }
     for plugin in catalog.disabled {
         rows.append(

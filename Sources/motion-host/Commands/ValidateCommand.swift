@@ -21,16 +21,32 @@ func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
         throw MotionHostError(.unreadableFile, file: path, "no such file or folder")
     }
-    let manifests: [String]
+    var manifests: [String] = []
+    var skipped: [String] = []
     if isDirectory.boolValue {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-        manifests = names.filter { $0.hasSuffix(".json") }.sorted().map { (path as NSString).appendingPathComponent($0) }
+        // The same files discovery reads (`plugins list`, `run`): visible *.json names that are regular files
+        // once symbolic links are followed. A folder, FIFO or device named *.json is skipped, never read.
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter {
+            $0.hasSuffix(".json") && !$0.hasPrefix(".")
+        }
+        for name in names.sorted() {
+            let file = (path as NSString).appendingPathComponent(name)
+            var status = stat()
+            if stat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
+                manifests.append(file)
+            } else {
+                skipped.append(file)
+            }
+        }
         guard !manifests.isEmpty else { throw MotionHostError(.unreadableFile, file: path, "the folder holds no *.json manifest") }
     } else {
         manifests = [path]
     }
     var checks = 0
     var failed = 0
+    for file in skipped {
+        print("\(file): SKIP not a regular file; plugins list and run skip it too")
+    }
     if isDirectory.boolValue {
         // Across the folder: two manifests claiming one plan type (or one plugin id) is a failure too.
         let catalog = PluginCatalog.discover(searchPath: PluginSearchPath(directories: [URL(fileURLWithPath: path, isDirectory: true)]))

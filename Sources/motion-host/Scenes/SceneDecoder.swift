@@ -1,5 +1,6 @@
 import Foundation
 import MotionCore
+import MotionFiles
 
 /// Reads and checks a scene file; every problem becomes one line naming the file, the field's JSON
 /// path, what was expected and what was found.
@@ -13,18 +14,13 @@ enum SceneDecoder {
     /// - Throws: ``MotionHostError`` `.unreadableFile`, `.invalidJSON` (with line and column) or
     ///   `.invalidScene` (with the field's JSON path).
     static func load(path: String) throws(MotionHostError) -> SceneDocument {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw MotionHostError(.unreadableFile, file: path, "is a folder, not a scene file")
-        }
-        let data: Data
+        let bytes: [UInt8]
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            bytes = try RegularFile.read(atPath: path, limit: FileSizeLimit.scene, what: "the scene")
         } catch {
-            throw MotionHostError(
-                .unreadableFile, file: path, "cannot read the scene file: \(reason(error))", underlying: error)
+            throw MotionHostError(.unreadableFile, file: path, error.message, underlying: error)
         }
-        return try decode(data, path: path)
+        return try decode(Data(bytes), path: path)
     }
 
     /// Decodes a scene from JSON bytes.

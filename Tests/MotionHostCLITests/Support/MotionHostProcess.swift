@@ -66,7 +66,10 @@ enum MotionHost {
     /// - Parameters:
     ///   - arguments: The arguments, without the executable.
     ///   - directory: The working directory, or the fixtures folder.
-    static func run(_ arguments: [String], in directory: URL? = nil) throws -> MotionHostResult {
+    ///   - environment: Variables to set (or, with `nil`, remove) on top of this process's environment.
+    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String?] = [:]) throws
+        -> MotionHostResult
+    {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let outURL = folder.appendingPathComponent("stdout")
@@ -78,6 +81,11 @@ enum MotionHost {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            var merged = ProcessInfo.processInfo.environment
+            for (name, value) in environment { merged[name] = value }
+            process.environment = merged
+        }
         process.currentDirectoryURL = directory ?? fixtures
         process.standardOutput = out
         process.standardError = err

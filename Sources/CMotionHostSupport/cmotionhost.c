@@ -1,0 +1,54 @@
+// See include/cmotionhost.h: why these few calls are in C.
+#define _GNU_SOURCE
+#include "cmotionhost.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static const int all_seals = F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL;
+
+cmotionhost_symbol_status cmotionhost_own_function(void *handle, const char *name, void **address,
+                                                   const char **defined_in) {
+    *address = NULL;
+    *defined_in = NULL;
+    dlerror();
+    void *found = dlsym(handle, name);
+    if (found == NULL) return CMOTIONHOST_SYMBOL_NOT_FOUND;
+    *address = found;
+
+    struct link_map *own = NULL;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &own) != 0 || own == NULL) return CMOTIONHOST_SYMBOL_NOT_FOUND;
+    Dl_info info;
+    struct link_map *holder = NULL;
+    if (dladdr1(found, &info, (void **)&holder, RTLD_DL_LINKMAP) == 0 || holder == NULL) {
+        // No loaded object holds the address (an absolute symbol): not code of this library.
+        return CMOTIONHOST_SYMBOL_ELSEWHERE;
+    }
+    if (holder != own) {
+        *defined_in = info.dli_fname;
+        return CMOTIONHOST_SYMBOL_ELSEWHERE;
+    }
+    const ElfW(Sym) *symbol = NULL;
+    if (dladdr1(found, &info, (void **)&symbol, RTLD_DL_SYMENT) == 0 || symbol == NULL) {
+        return CMOTIONHOST_SYMBOL_NOT_A_FUNCTION;
+    }
+    int type = ELF64_ST_TYPE(symbol->st_info); // the same macro as ELF32_ST_TYPE
+    if (type != STT_FUNC && type != STT_GNU_IFUNC) return CMOTIONHOST_SYMBOL_NOT_A_FUNCTION;
+    return CMOTIONHOST_SYMBOL_OWN;
+}
+
+int cmotionhost_memfd_create(const char *name) { return memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING); }
+
+int cmotionhost_seal(int fd) {
+    if (fcntl(fd, F_ADD_SEALS, all_seals) != 0) return -1;
+    return cmotionhost_is_sealed(fd) ? 0 : -1;
+}
+
+int cmotionhost_is_sealed(int fd) {
+    int seals = fcntl(fd, F_GET_SEALS);
+    return seals >= 0 && (seals & all_seals) == all_seals;
+}

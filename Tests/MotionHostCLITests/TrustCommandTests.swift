@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// What the CLI does with files it must not trust or cannot read (issue 11): it names them in one line, and
+/// never blocks on a FIFO or reads a device.
+@Suite struct TrustCommandTests {
+    /// The sample TweenKit manifest and its built library, copied into a fresh plugin folder.
+    private func pluginFolder() throws -> URL {
+        let folder = try MotionHost.temporaryFolder()
+        chmod(folder.path, 0o755)
+        let manifests = MotionHost.pluginFixtures.deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("manifests")
+        try FileManager.default.copyItem(
+            at: manifests.appendingPathComponent("tweenkit.json"), to: folder.appendingPathComponent("tweenkit.json"))
+        try FileManager.default.copyItem(
+            at: MotionHost.executable.deletingLastPathComponent().appendingPathComponent("libTweenKit.so"),
+            to: folder.appendingPathComponent("libTweenKit.so"))
+        return folder
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func validateOfAFolderSkipsWhatIsNotARegularFileAsDiscoveryDoes() throws {
+        let folder = try pluginFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(mkfifo(folder.appendingPathComponent("fifo.json").path, 0o644) == 0)
+        #expect(symlink("/dev/zero", folder.appendingPathComponent("zero.json").path) == 0)
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("folder.json"), withIntermediateDirectories: false)
+        let result = try MotionHost.run(["plugins", "validate", folder.path])
+        #expect(result.status == 0)
+        for name in ["folder.json", "fifo.json", "zero.json"] {
+            #expect(
+                result.outputLines.contains(
+                    "\(folder.appendingPathComponent(name).path): SKIP not a regular file; plugins list and run skip it too"))
+        }
+        #expect(result.outputLines.last == "1 plugin, 18 checks: 18 passed, 0 failed")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aDeviceAsTheConfigurationIsRefusedInOneLine() throws {
+        let direct = try MotionHost.run(["plugins", "list", "--config", "/dev/zero"])
+        #expect(direct.status == 1)
+        #expect(
+            direct.errorLines == [
+                "error: /dev/zero: the host configuration is a character device, not a regular file; the host reads only regular files. To fix, name the file itself"
+            ])
+        // The default configuration file, linked to /dev/zero.
+        let home = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: home) }
+        try FileManager.default.createDirectory(at: home.appendingPathComponent("motion"), withIntermediateDirectories: true)
+        let link = home.appendingPathComponent("motion/host.json").path
+        #expect(symlink("/dev/zero", link) == 0)
+        let linked = try MotionHost.run(["plugins", "list"], environment: ["XDG_CONFIG_HOME": home.path])
+        #expect(linked.status == 1)
+        #expect(linked.errorLines.first?.hasPrefix("error: \(link): the host configuration is a character device") == true)
+    }
+
+    @Test func listSaysWhatARunWouldRefuseAndWhatIsShadowed() throws {
+        let first = try pluginFolder()
+        let second = try pluginFolder()
+        defer {
+            try? FileManager.default.removeItem(at: first)
+            try? FileManager.default.removeItem(at: second)
+        }
+        chmod(first.appendingPathComponent("libTweenKit.so").path, 0o777)
+        let result = try MotionHost.run(
+            ["plugins", "list", "--plugin-path", first.path, "--plugin-path", second.path, "--format", "json"],
+            environment: ["XDG_CONFIG_HOME": first.path, "XDG_CACHE_HOME": first.path])
+        #expect(result.status == 0)
+        let rows = try result.jsonLines()
+        let used = try #require(rows.first { $0["manifest"] as? String == first.appendingPathComponent("tweenkit.json").path })
+        #expect(used["valid"] as? Bool == false)
+        let library = first.appendingPathComponent("libTweenKit.so").path
+        #expect(
+            used["status"] as? String
+                == "refused: the library \(library) is writable by group or others (mode 0777); it was not loaded. To fix, run chmod go-w \(library)"
+        )
+        let shadowed = try #require(rows.first { $0["manifest"] as? String == second.appendingPathComponent("tweenkit.json").path })
+        #expect(shadowed["status"] as? String == "shadowed by \(first.appendingPathComponent("tweenkit.json").path)")
+        #expect(shadowed["valid"] as? Bool == false)
+    }
+}

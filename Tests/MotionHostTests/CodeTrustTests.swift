@@ -1,0 +1,291 @@
+import Foundation
+import MotionCore
+import MotionFiles
+import Testing
+
+@testable import MotionHost
+
+/// The products directory (where the built plugin libraries are), found from the test bundle.
+private let productsDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    .deletingLastPathComponent()
+
+/// Issue 11's hostile manifest: the trusted libCDeclarative.so (pinned), with libc's functions as its
+/// performer's `create` and `destroy` and libc's `system` as a plan's call, so that the performer (a copy of
+/// the target's name) would be run as a shell command.
+private struct HostileManifest {
+    let root = TemporaryFolder()
+    let manifestURL: URL
+    let configuration: HostConfiguration
+    /// The file the target's shell command would create.
+    let witness: URL
+
+    init() throws {
+        let folder = root.folder("plugins")
+        let library = try Data(contentsOf: productsDirectory.appendingPathComponent("libCDeclarative.so"))
+        try library.write(to: folder.appendingPathComponent("libCDeclarative.so"))
+        chmod(folder.appendingPathComponent("libCDeclarative.so").path, 0o755)
+        let manifest: JSONValue = [
+            "manifestVersion": 1, "id": "org.example.hostile", "name": "Hostile", "version": "1.0.0",
+            "abiVersion": "1.0", "library": "libCDeclarative.so",
+            "performers": [
+                [
+                    "class": "Shell", "interface": "functions",
+                    "functions": ["create": "strdup", "destroy": "free"],
+                    "plans": [["type": "Run", "fields": [], "call": ["symbol": "system", "arguments": []]]],
+                ]
+            ],
+        ]
+        manifestURL = root.write("plugins/hostile.json", manifest)
+        configuration = HostConfiguration(pins: ["libCDeclarative.so": SHA256.hexDigest(of: Array(library))])
+        witness = root.url.appendingPathComponent("pwned")
+    }
+
+    /// The target whose name is the shell command.
+    var targetName: String { "touch \(witness.path)" }
+}
+
+@Suite struct CodeTrustTests {
+    @Test func aDeclaredFunctionFromALibraryDependencyIsRefusedAndNothingRuns() throws {
+        let hostile = try HostileManifest()
+        let manifest = try PluginManifest.load(contentsOf: hostile.manifestURL)
+        let host = PluginHost(catalog: PluginCatalog(plugins: [manifest]), loader: LibraryLoader(configuration: hostile.configuration))
+        let scene = Scene()
+        scene.addTarget(TargetID(hostile.targetName))
+        let scheduler = Scheduler(scene: scene, registry: host)
+        var transaction = Transaction()
+        transaction.add(Plan(type: "Run"), to: TargetID(hostile.targetName))
+        var failure: (any Error)?
+        do { try scheduler.commit(transaction) } catch { failure = error }
+        #expect(!FileManager.default.fileExists(atPath: hostile.witness.path), "the target's name ran as a shell command")
+        let error = try #require(failure as? CommitError)
+        #expect("\(error)".contains("does not define strdup itself; it comes from "))
+        #expect("\(error)".contains("libc.so"))
+    }
+
+    @Test func theValidatorRefusesTheSameManifestAndRunsNothing() throws {
+        let hostile = try HostileManifest()
+        var lines: [String] = []
+        let validator = PluginValidator(
+            manifestURL: hostile.manifestURL, loader: LibraryLoader(configuration: hostile.configuration),
+            willStart: { _ in }, report: { lines.append($0.description) })
+        #expect(validator.run() == false)
+        #expect(lines.contains { $0.hasPrefix("FAIL") && $0.contains("does not define strdup itself") })
+        #expect(!FileManager.default.fileExists(atPath: hostile.witness.path))
+    }
+
+    @Test func aManifestAloneInAWorldWritableFolderIsRefused() throws {
+        let root = TemporaryFolder()
+        let libraries = root.folder("lib")
+        Fixtures.installLibrary(in: libraries)
+        let open = root.folder("open")
+        let manifestURL = root.write("open/fixture.json", Fixtures.tweenManifest(library: "libfixture.so"))
+        chmod(open.path, 0o777)
+        let manifest = try PluginManifest.load(contentsOf: manifestURL)
+        let loader = LibraryLoader(configuration: HostConfiguration(libraryPaths: [libraries]))
+        let error = try #require(throws: PluginError.self) { try loader.load(manifest) }
+        #expect(error.code == .insecurePermissions)
+        #expect(
+            error.message
+                == "the folder \(open.path) is writable by group or others (mode 0777); it was not loaded. To fix, run chmod go-w \(open.path)"
+        )
+        // Discovery does not read it either: it is reported, and declares nothing.
+        let catalog = PluginCatalog.discover(searchPath: PluginSearchPath(directories: [open]))
+        #expect(catalog.plugins.isEmpty)
+        #expect(catalog.problems.map(\.code) == [.untrusted])
+        #expect(catalog.problems.first?.message.hasSuffix("it was not read. To fix, run chmod go-w \(open.path)") == true)
+    }
+
+    @Test func aWorldWritableFolderFurtherUpIsRefused() throws {
+        let root = TemporaryFolder()
+        let parent = root.folder("shared")
+        let plugins = root.folder("shared/plugins")
+        Fixtures.installLibrary(in: plugins)
+        let manifestURL = root.write("shared/plugins/fixture.json", Fixtures.tweenManifest(library: "libfixture.so"))
+        chmod(parent.path, 0o757)
+        let error = try #require(throws: PluginError.self) {
+            try LibraryLoader().load(try PluginManifest.load(contentsOf: manifestURL))
+        }
+        #expect(error.code == .insecurePermissions)
+        #expect(
+            error.message
+                == "the folder \(parent.path), on the way to the manifest, is writable by group or others (mode 0757); it was not loaded. To fix, run chmod go-w \(parent.path)"
+        )
+        #expect(plugins.path.hasPrefix(parent.path))
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "a sticky folder is accepted only when root owns it"))
+    func aStickyFolderOwnedByRootIsAccepted() throws {
+        let root = TemporaryFolder()
+        let parent = root.folder("sticky")
+        let plugins = root.folder("sticky/plugins")
+        Fixtures.installLibrary(in: plugins)
+        let manifestURL = root.write("sticky/plugins/fixture.json", Fixtures.tweenManifest(library: "libfixture.so"))
+        chmod(parent.path, 0o1777)
+        let library = try LibraryLoader().load(try PluginManifest.load(contentsOf: manifestURL))
+        #expect(library.symbol("fixture_answer") != nil)
+        // Without the sticky bit, the same folder is refused.
+        let other = TemporaryFolder()
+        let open = other.folder("open")
+        let inside = other.folder("open/plugins")
+        Fixtures.installLibrary(in: inside)
+        let url = other.write("open/plugins/fixture.json", Fixtures.tweenManifest(library: "libfixture.so"))
+        chmod(open.path, 0o777)
+        #expect(throws: PluginError.self) { try LibraryLoader().load(try PluginManifest.load(contentsOf: url)) }
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "changing a file's owner needs root"))
+    func aManifestOwnedBySomeoneElseIsRefused() throws {
+        let root = TemporaryFolder()
+        let plugins = root.folder("plugins")
+        Fixtures.installLibrary(in: plugins)
+        let manifestURL = root.write("plugins/fixture.json", Fixtures.tweenManifest(library: "libfixture.so"))
+        let manifest = try PluginManifest.load(contentsOf: manifestURL)
+        chown(manifestURL.path, 4242, 4242)
+        let error = try #require(throws: PluginError.self) { try LibraryLoader().load(manifest) }
+        #expect(error.code == .wrongOwner)
+        #expect(error.message.hasPrefix("the manifest \(manifestURL.path) is owned by user id 4242"))
+    }
+
+    @Test func theCheckedCodeRunsAfterTheFileIsPatchedOrOverwritten() throws {
+        let root = TemporaryFolder()
+        let plugins = root.folder("plugins")
+        let file = Fixtures.installLibrary(in: plugins)
+        let manifestURL = root.write("plugins/fixture.json", Fixtures.tweenManifest(library: "libfixture.so"))
+        let library = try LibraryLoader().load(try PluginManifest.load(contentsOf: manifestURL))
+        #expect(library.isSealed)
+        typealias Answer = @convention(c) () -> Int32
+        let answer = unsafeBitCast(try #require(library.symbol("fixture_answer")), to: Answer.self)
+        #expect(answer() == 42)
+
+        // Patch `mov eax, 42` (b8 2a 00 00 00) to 43 in place, as an attacker with write access would.
+        var bytes = Fixtures.sharedLibrary
+        let pattern: [UInt8] = [0xB8, 0x2A, 0x00, 0x00, 0x00]
+        let offset = try #require(
+            (0...(bytes.count - pattern.count)).first { Array(bytes[$0..<($0 + pattern.count)]) == pattern })
+        bytes[offset + 1] = 0x2B
+        let fd = open(file.path, O_WRONLY)
+        #expect(pwrite(fd, &bytes[offset + 1], 1, off_t(offset + 1)) == 1)
+        close(fd)
+        try #require(answer() == 42, "the patched bytes run: the library was not loaded from a sealed copy")
+
+        // Overwrite the whole file in place with something shorter; the loaded code keeps running.
+        let truncating = open(file.path, O_WRONLY | O_TRUNC)
+        #expect(write(truncating, "gone", 4) == 4)
+        close(truncating)
+        #expect(answer() == 42)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aFIFONamedAsTheLibraryIsRefusedWithoutWaiting() throws {
+        let root = TemporaryFolder()
+        let plugins = root.folder("plugins")
+        #expect(mkfifo(plugins.appendingPathComponent("libfixture.so").path, 0o644) == 0)
+        let manifestURL = root.write("plugins/fixture.json", Fixtures.tweenManifest(library: "libfixture.so"))
+        let error = try #require(throws: PluginError.self) {
+            try LibraryLoader().load(try PluginManifest.load(contentsOf: manifestURL))
+        }
+        #expect(error.code == .notARegularFile)
+        #expect(error.message.hasPrefix("the library is a FIFO (named pipe), not a regular file"))
+    }
+
+    @Test func aLibraryLargerThanTheLimitIsRefusedUnread() throws {
+        let root = TemporaryFolder()
+        let plugins = root.folder("plugins")
+        let file = plugins.appendingPathComponent("libfixture.so")
+        #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
+        #expect(truncate(file.path, off_t(FileSizeLimit.library) + 1) == 0)  // sparse: no disk used
+        chmod(file.path, 0o755)
+        let manifestURL = root.write("plugins/fixture.json", Fixtures.tweenManifest(library: "libfixture.so"))
+        let error = try #require(throws: PluginError.self) {
+            try LibraryLoader().load(try PluginManifest.load(contentsOf: manifestURL))
+        }
+        #expect(error.code == .tooLarge)
+        #expect(error.message.hasPrefix("the library is larger than the 512 MiB the host reads for it"))
+    }
+
+    @Test func verifyReportsWhatLoadWouldRefuseWithoutLoading() throws {
+        let root = TemporaryFolder()
+        let plugins = root.folder("plugins")
+        let file = Fixtures.installLibrary(in: plugins)
+        let manifestURL = root.write("plugins/fixture.json", Fixtures.tweenManifest(library: "libfixture.so"))
+        let manifest = try PluginManifest.load(contentsOf: manifestURL)
+        #expect(try LibraryLoader().verify(manifest).path == file.path)
+        let pinned = LibraryLoader(configuration: HostConfiguration(pins: ["libfixture.so": String(repeating: "a", count: 64)]))
+        #expect(throws: PluginError.self) { try pinned.verify(manifest) }
+        chmod(file.path, 0o666)
+        let error = try #require(throws: PluginError.self) { try LibraryLoader().verify(manifest) }
+        #expect(error.code == .insecurePermissions)
+        // Nothing was loaded: the registry holds no library from this folder.
+        #expect(!LoadedLibrary.registry.withLock { $0.keys.contains { $0.path == file.path } })
+    }
+}
+
+@Suite struct RegularFileTests {
+    @Test func aFIFOAFolderAndADeviceBehindALinkAreRefusedAtOnce() throws {
+        let root = TemporaryFolder()
+        let fifo = root.url.appendingPathComponent("pipe.json").path
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let link = root.url.appendingPathComponent("zero.json").path
+        #expect(symlink("/dev/zero", link) == 0)
+        let folder = root.folder("folder.json").path
+        for (path, kind) in [(fifo, "a FIFO (named pipe)"), (link, "a character device"), (folder, "a folder")] {
+            let error = try #require(throws: FileReadError.self) {
+                try RegularFile.read(atPath: path, limit: FileSizeLimit.manifest, what: "the manifest")
+            }
+            #expect(error.code == .notARegularFile)
+            #expect(error.description.hasPrefix("\(path): the manifest is \(kind), not a regular file"))
+        }
+    }
+
+    @Test func aFileIsReadUpToItsLimitAndRefusedPastIt() throws {
+        let root = TemporaryFolder()
+        let file = root.write("ten.json", "0123456789").path
+        #expect(try RegularFile.read(atPath: file, limit: 10, what: "the scene") == Array("0123456789".utf8))
+        let error = try #require(throws: FileReadError.self) { try RegularFile.read(atPath: file, limit: 9, what: "the scene") }
+        #expect(error.code == .tooLarge)
+        #expect(error.message.hasPrefix("the scene is larger than the 9 bytes the host reads for it"))
+        #expect(try RegularFile.read(atPath: root.write("empty.json", "").path, limit: 0, what: "x").isEmpty)
+    }
+
+    @Test func aMissingFileIsNamed() throws {
+        let error = try #require(throws: FileReadError.self) {
+            try RegularFile.read(atPath: "/nonexistent/x.json", limit: 1, what: "the scene")
+        }
+        #expect(error.code == .notFound)
+        #expect(error.description == "/nonexistent/x.json: no such file. To fix, check the path of the scene")
+    }
+}
+
+@Suite struct ShadowedManifestTests {
+    @Test func theConfigurationPicksOneOfTwoManifestsOfAPluginIDByPath() throws {
+        let root = TemporaryFolder()
+        let early = root.write("early/tween.json", Fixtures.tweenManifest())
+        let late = root.write("late/tween.json", Fixtures.tweenManifest())
+        let path = PluginSearchPath(directories: [early.deletingLastPathComponent(), late.deletingLastPathComponent()])
+        // Without a choice, the earlier folder's is used and the other is shadowed by it.
+        let plain = PluginCatalog.discover(searchPath: path)
+        #expect(plain.plugins.map(\.url) == [early])
+        #expect(plain.shadowed == [.init(pluginID: "org.example.tween", used: early, ignored: late, isConfigured: false)])
+        // The configuration picks the later one.
+        let configuration = HostConfiguration(pluginManifests: ["org.example.tween": late])
+        let picked = PluginCatalog.discover(searchPath: path, configuration: configuration)
+        #expect(picked.plugins.map(\.url) == [late])
+        #expect(picked.shadowed == [.init(pluginID: "org.example.tween", used: late, ignored: early, isConfigured: true)])
+        #expect(picked.problems.isEmpty)
+        // A choice that names no manifest found is a problem of the configuration.
+        let wrong = HostConfiguration(pluginManifests: ["org.example.tween": root.url.appendingPathComponent("nowhere.json")])
+        let missing = PluginCatalog.discover(searchPath: path, configuration: wrong)
+        #expect(missing.plugins.isEmpty)
+        #expect(missing.problems.map(\.jsonPath) == ["$.pluginManifests[\"org.example.tween\"]"])
+    }
+
+    @Test func theConfigurationReadsPluginManifestsRelativeToItsFolder() throws {
+        let root = TemporaryFolder()
+        let file = root.write("host.json", #"{"pluginManifests": {"org.example.tween": "plugins/tween.json"}}"#)
+        let configuration = try HostConfiguration.load(contentsOf: file)
+        #expect(configuration.pluginManifests["org.example.tween"]?.path == root.url.appendingPathComponent("plugins/tween.json").path)
+        let bad = root.write("bad.json", #"{"pluginManifests": {"tween": "x.json"}}"#)
+        let error = try #require(throws: ManifestError.self) { try HostConfiguration.load(contentsOf: bad) }
+        #expect(error.jsonPath == "$.pluginManifests.tween")
+    }
+}
