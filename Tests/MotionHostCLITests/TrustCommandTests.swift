@@ -79,3 +79,24 @@ import Testing
         #expect(shadowed["valid"] as? Bool == false)
     }
 }
+
+@Suite struct UnreadableInputTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aFIFONamedAsTheSceneOrTheRecordingIsRefusedWithoutWaiting() throws {
+        let folder = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("scene.json").path
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let scene = try MotionHost.runScene([fifo])
+        #expect(scene.status == 1)
+        #expect(
+            scene.errorLines == [
+                "error: \(fifo): the scene is a FIFO (named pipe), not a regular file; the host reads only regular files. To fix, name the file itself"
+            ])
+        let recording = folder.appendingPathComponent("walk.csv").path
+        #expect(mkfifo(recording, 0o644) == 0)
+        let motion = try MotionHost.run(["device-motion", recording])
+        #expect(motion.status == 1)
+        #expect(motion.errorLines.first?.contains("the recording is a FIFO (named pipe), not a regular file") == true)
+    }
+}
