@@ -5,7 +5,7 @@ import MotionHost
 PluginCrashReport.install()
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.count == 2, arguments[0] == validateChildArgument {
-    exit(runValidateChild(manifest: arguments[1]))
+if (2...3).contains(arguments.count), arguments[0] == validateChildArgument {
+    exit(runValidateChild(manifest: arguments[1], configurationPath: arguments.count == 3 ? arguments[2] : nil))
 }
 exit(CommandLineTool.main(root: CommandTree.root, version: CommandTree.version, arguments: arguments))

@@ -100,3 +100,41 @@ import Testing
         #expect(motion.errorLines.first?.contains("the recording is a FIFO (named pipe), not a regular file") == true)
     }
 }
+
+@Suite struct ValidateConfigurationTests {
+    @Test func validateReadsTheSameHostConfigurationAsRun() throws {
+        let root = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        chmod(root.path, 0o755)
+        let plugins = root.appendingPathComponent("plugins")
+        let libraries = root.appendingPathComponent("lib")
+        for folder in [plugins, libraries] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        let manifests = MotionHost.pluginFixtures.deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("manifests")
+        try FileManager.default.copyItem(
+            at: manifests.appendingPathComponent("cperformers.json"), to: plugins.appendingPathComponent("cperformers.json"))
+        try FileManager.default.copyItem(
+            at: MotionHost.executable.deletingLastPathComponent().appendingPathComponent("libCPerformers.so"),
+            to: libraries.appendingPathComponent("libCPerformers.so"))
+        let manifest = plugins.appendingPathComponent("cperformers.json").path
+        // The configuration's library folder holds a copy, and a wrong pin shows that validate read it.
+        let config = root.appendingPathComponent("host.json")
+        try Data(#"{"libraryPaths": ["lib"], "pins": {"libCPerformers.so": "\#(String(repeating: "0", count: 64))"}}"#.utf8)
+            .write(to: config)
+        let withConfig = try MotionHost.run(["plugins", "validate", manifest, "--config", config.path])
+        #expect(withConfig.status == 1)
+        #expect(
+            withConfig.outputLines.contains {
+                $0.contains("FAIL load") && $0.contains("but the host configuration's pin \"libCPerformers.so\"")
+            })
+        // The default configuration file is read the same way.
+        let xdg = root.appendingPathComponent("xdg")
+        try FileManager.default.createDirectory(at: xdg.appendingPathComponent("motion"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: config, to: xdg.appendingPathComponent("motion/host.json"))
+        let byDefault = try MotionHost.run(["plugins", "validate", manifest], environment: ["XDG_CONFIG_HOME": xdg.path])
+        #expect(byDefault.outputLines.contains { $0.contains("FAIL load") && $0.contains("host configuration's pin") })
+        // Without a configuration, the same manifest loads (its library is found beside motion-host).
+        let without = try MotionHost.run(["plugins", "validate", manifest], environment: ["XDG_CONFIG_HOME": root.path])
+        #expect(without.status == 0)
+    }
+}

@@ -50,7 +50,7 @@ enum CommandTree {
         name: "list",
         abstract: "List the plugins on the search path: id, version, library, plan types, and whether each is valid.",
         discussion:
-            "Search path: --plugin-path folders, then MOTION_PLUGIN_PATH, then $XDG_DATA_HOME/motion/plugins, /usr/local/lib/motion/plugins and /usr/lib/motion/plugins.",
+            "Search path: --plugin-path folders, then MOTION_PLUGIN_PATH, the host configuration's searchPaths, $XDG_DATA_HOME/motion/plugins, /usr/local/lib/motion/plugins and /usr/lib/motion/plugins. STATUS says what a run would do: valid, refused (and why), shadowed, disabled.",
         options: [
             .option(
                 "plugin-path", value: "dir", help: "A folder to search for plugin manifests first.", repeating: true),
@@ -83,7 +83,11 @@ enum CommandTree {
             "Each plugin is checked in a child process with a timeout, so a plugin that crashes or hangs is reported, not fatal. One line per check, then a summary; exit status 1 if any check fails.",
         arguments: [ArgumentSpec(name: "path", help: "A manifest file, or a folder of manifests.")],
         options: [
-            .option("timeout", value: "s", help: "Seconds each plugin's checks may take.", default: "10")
+            .option(
+                "config", value: "file",
+                help: "The host configuration file (library folders, pins), the same one run reads.",
+                default: "$XDG_CONFIG_HOME/motion/host.json"),
+            .option("timeout", value: "s", help: "Seconds each plugin's checks may take.", default: "10"),
         ],
         run: runPluginsValidate)
 

@@ -17,6 +17,8 @@ func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
     guard let timeout = Double(timeoutText), timeout > 0 else {
         throw UsageError(message: "The value '\(timeoutText)' is invalid for '--timeout <s>': expected seconds > 0", commandPath: values.commandPath)
     }
+    // The same configuration as `run` (library folders, pins, plan-type owners), passed on to each child.
+    let configuration = try PluginEnvironment.configuration(at: values.value("config"))
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
         throw MotionHostError(.unreadableFile, file: path, "no such file or folder")
@@ -49,7 +51,9 @@ func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
     }
     if isDirectory.boolValue {
         // Across the folder: two manifests claiming one plan type (or one plugin id) is a failure too.
-        let catalog = PluginCatalog.discover(searchPath: PluginSearchPath(directories: [URL(fileURLWithPath: path, isDirectory: true)]))
+        let catalog = PluginCatalog.discover(
+            searchPath: PluginSearchPath(directories: [URL(fileURLWithPath: path, isDirectory: true)]),
+            configuration: configuration)
         checks += 1
         let conflicts = catalog.problems.filter { $0.code == .conflict || $0.code == .duplicate }
         if conflicts.isEmpty {
@@ -68,7 +72,7 @@ func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
         }
     }
     for manifest in manifests {
-        let result = validateInChild(manifest: manifest, timeout: timeout)
+        let result = validateInChild(manifest: manifest, configuration: configuration.url?.path, timeout: timeout)
         for line in result.lines {
             // Errors name their file; the line begins with it already.
             print("\(manifest): \(line.replacingOccurrences(of: ": \(manifest): ", with: ": "))")
@@ -84,10 +88,12 @@ func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
 
 /// Runs the checks of one manifest in a child process (this executable with `__validate-plugin`).
 /// - Returns: The check lines, with a `FAIL` line added when the child crashed, hung or failed to start.
-private func validateInChild(manifest: String, timeout: Double) -> (lines: [String], exitStatus: Int32) {
+private func validateInChild(manifest: String, configuration: String?, timeout: Double) -> (
+    lines: [String], exitStatus: Int32
+) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    process.arguments = [validateChildArgument, manifest]
+    process.arguments = [validateChildArgument, manifest] + (configuration.map { [$0] } ?? [])
     var environment = ProcessInfo.processInfo.environment
     environment["SWIFT_BACKTRACE"] = "enable=no"  // a crashing plugin should end the child at once
     process.environment = environment
@@ -170,10 +176,20 @@ private final class OutputCollector: @unchecked Sendable {
 /// The child process: runs ``PluginValidator`` on one manifest, printing `BEGIN <check>` before each
 /// check and `PASS|FAIL|SKIP <check>: detail` after, flushing each line so the parent sees how far it got.
 /// - Returns: 0 when every check passed, 1 otherwise.
-func runValidateChild(manifest: String) -> Int32 {
+/// - Parameters:
+///   - manifest: The manifest's path.
+///   - configurationPath: The host configuration the parent read, if any (read again here).
+func runValidateChild(manifest: String, configurationPath: String?) -> Int32 {
     // Written straight to the file descriptor (no buffering), so nothing is lost if the plugin crashes.
     func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-    let loader = LibraryLoader(extraLibraryDirectories: LibraryLoader.executableDirectory().map { [$0] } ?? [])
+    let configuration: HostConfiguration
+    do {
+        configuration = try configurationPath.map { try HostConfiguration.load(contentsOf: URL(fileURLWithPath: $0)) } ?? .empty
+    } catch {
+        emit("FAIL host configuration: \(error)")
+        return 1
+    }
+    let loader = PluginEnvironment.loader(configuration)
     let validator = PluginValidator(
         manifestURL: URL(fileURLWithPath: manifest), loader: loader,
         willStart: { emit("BEGIN \($0)") }, report: { emit($0.description) })

@@ -29,24 +29,37 @@ struct PluginEnvironment {
                 throw MotionHostError(.registryUnavailable, file: path, "--plugin-path: no such folder")
             }
         }
+        configuration = try Self.configuration(at: configPath)
+        let searchPath = PluginSearchPath(
+            explicit: pluginPaths.map { URL(fileURLWithPath: $0, isDirectory: true) }, configuration: configuration)
+        catalog = PluginCatalog.discover(searchPath: searchPath, configuration: configuration, cache: DiscoveryCache.standard())
+        loader = Self.loader(configuration)
+    }
+
+    /// Reads the host configuration every command uses: `--config FILE`, or the default
+    /// `$XDG_CONFIG_HOME/motion/host.json` (``HostConfiguration/empty`` when that does not exist).
+    /// - Parameter configPath: The file given with `--config`, or `nil`.
+    /// - Throws: ``MotionHostError`` `.registryUnavailable` naming a missing or invalid file.
+    static func configuration(at configPath: String?) throws(MotionHostError) -> HostConfiguration {
         do {
             if let configPath {
                 guard FileManager.default.fileExists(atPath: configPath) else {
                     throw MotionHostError(.registryUnavailable, file: configPath, "--config: no such file")
                 }
-                configuration = try HostConfiguration.load(contentsOf: URL(fileURLWithPath: configPath))
-            } else {
-                configuration = try HostConfiguration.loadDefault()
+                return try HostConfiguration.load(contentsOf: URL(fileURLWithPath: configPath))
             }
+            return try HostConfiguration.loadDefault()
         } catch let error as MotionHostError {
             throw error
         } catch {
             throw MotionHostError(.registryUnavailable, "\(error)", underlying: error)
         }
-        let searchPath = PluginSearchPath(
-            explicit: pluginPaths.map { URL(fileURLWithPath: $0, isDirectory: true) }, configuration: configuration)
-        catalog = PluginCatalog.discover(searchPath: searchPath, configuration: configuration, cache: DiscoveryCache.standard())
-        loader = LibraryLoader(configuration: configuration, extraLibraryDirectories: LibraryLoader.executableDirectory().map { [$0] } ?? [])
+    }
+
+    /// The loader every command uses: the configuration's library folders and pins, then this executable's
+    /// folder (where `swift build` puts the sample plugins).
+    static func loader(_ configuration: HostConfiguration) -> LibraryLoader {
+        LibraryLoader(configuration: configuration, extraLibraryDirectories: LibraryLoader.executableDirectory().map { [$0] } ?? [])
     }
 }
 
