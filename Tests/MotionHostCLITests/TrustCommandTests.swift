@@ -138,3 +138,29 @@ import Testing
         #expect(without.status == 0)
     }
 }
+
+@Suite struct ManifestMarkTests {
+    @Test func aSceneBesideTheManifestsIsNotReadAsOne() throws {
+        let folder = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in try FileManager.default.contentsOfDirectory(atPath: MotionHost.pluginFixtures.path) where name.hasSuffix(".json") {
+            try FileManager.default.copyItem(
+                at: MotionHost.pluginFixtures.appendingPathComponent(name), to: folder.appendingPathComponent(name))
+        }
+        let scene = folder.appendingPathComponent("a-scene.json")
+        try Data(#"{"sceneVersion": 1, "duration": 0, "targets": [], "transactions": []}"#.utf8).write(to: scene)
+        let run = try MotionHost.run(["run", scene.path, "--plugin-path", folder.path])
+        #expect(run.status == 0)
+        #expect(!run.standardError.contains("a-scene.json"))
+        let list = try MotionHost.run(["plugins", "list", "--plugin-path", folder.path])
+        #expect(list.outputLines.last == "not a manifest (no manifestVersion key): \(scene.path)")
+        // A manifest with a mistake still warns, and says why it was read as one.
+        try Data(#"{"manifestVersion": 1, "id": "org.example.broken"}"#.utf8).write(to: folder.appendingPathComponent("broken.json"))
+        let warned = try MotionHost.run(["run", scene.path, "--plugin-path", folder.path])
+        #expect(
+            warned.errorLines.contains {
+                $0.hasPrefix("warning: \(folder.appendingPathComponent("broken.json").path): ")
+                    && $0.hasSuffix(" (read as a plugin manifest: it has a manifestVersion key)")
+            })
+    }
+}

@@ -7,8 +7,9 @@ import MotionFiles
 ///
 /// Rules:
 /// - Every `*.json` file directly in a search folder (hidden files skipped) that is a regular file (after
-///   symbolic links) is read as a manifest; an invalid one is reported in ``problems`` and never stops the
-///   others.
+///   symbolic links) is read; one whose top level is an object without `manifestVersion` is not a manifest
+///   (a scene beside the manifests, say) and is listed in ``notManifests``, not reported; an invalid manifest
+///   is reported in ``problems`` and never stops the others.
 /// - A manifest names code to run, so it is trusted as a library is (``PathTrust``): the file and every
 ///   folder from it up to `/` must be owned by the current user or root and not writable by group or others
 ///   (a sticky folder owned by root, such as `/tmp`, excepted). An untrusted manifest is a
@@ -49,6 +50,9 @@ public struct PluginCatalog: Sendable {
     public let disabled: [PluginManifest]
     /// Manifests ignored because an earlier folder holds the same plugin id.
     public let shadowed: [Shadowing]
+    /// `*.json` files on the search path that are not manifests: their top level is an object without
+    /// `manifestVersion`, the key that marks a manifest.
+    public let notManifests: [URL]
     /// Every problem: invalid manifests (one each, with path and JSON path), unreadable explicit
     /// folders, plan-type conflicts and configuration owners that do not apply.
     public let problems: [ManifestError]
@@ -136,6 +140,7 @@ public struct PluginCatalog: Sendable {
         var plugins: [PluginManifest] = []
         var disabled: [PluginManifest] = []
         var shadowed: [Shadowing] = []
+        var notManifests: [URL] = []
         var byID: [String: URL] = [:]
         let session = cache?.open()
 
@@ -231,6 +236,9 @@ public struct PluginCatalog: Sendable {
             case .valid(let read):
                 session?.store(read, path: file.path, status: file.status)
                 manifest = read
+            case .notAManifest:
+                notManifests.append(file.url)
+                continue
             case .invalid(let error, let rawID):
                 if let rawID, configuration.disabledPlugins.contains(rawID) { continue }
                 problems.append(error)
@@ -272,7 +280,8 @@ public struct PluginCatalog: Sendable {
         problems += planProblems
         return PluginCatalog(
             searchPath: searchPath, configuration: configuration, plugins: plugins, disabled: disabled,
-            shadowed: shadowed, problems: problems, available: available, unavailable: unavailable)
+            shadowed: shadowed, notManifests: notManifests, problems: problems, available: available,
+            unavailable: unavailable)
     }
 
     /// A catalog of exactly the given manifests (for tests and the validator), with plan types resolved
@@ -286,19 +295,20 @@ public struct PluginCatalog: Sendable {
         let (available, unavailable, problems) = Self.resolvePlanTypes(plugins: enabled, disabled: disabled, configuration: configuration)
         self.init(
             searchPath: PluginSearchPath(directories: []), configuration: configuration, plugins: enabled, disabled: disabled,
-            shadowed: [], problems: problems, available: available, unavailable: unavailable)
+            shadowed: [], notManifests: [], problems: problems, available: available, unavailable: unavailable)
     }
 
     private init(
         searchPath: PluginSearchPath, configuration: HostConfiguration, plugins: [PluginManifest],
-        disabled: [PluginManifest], shadowed: [Shadowing], problems: [ManifestError], available: [String: Location],
-        unavailable: [String: ManifestError]
+        disabled: [PluginManifest], shadowed: [Shadowing], notManifests: [URL], problems: [ManifestError],
+        available: [String: Location], unavailable: [String: ManifestError]
     ) {
         self.searchPath = searchPath
         self.configuration = configuration
         self.plugins = plugins
         self.disabled = disabled
         self.shadowed = shadowed
+        self.notManifests = notManifests
         self.problems = problems
         self.available = available
         self.unavailable = unavailable
@@ -382,6 +392,8 @@ enum ManifestOutcome: Sendable {
     case cached(PluginManifest)
     case valid(PluginManifest)
     case invalid(ManifestError, rawID: String?)
+    /// A JSON object without `manifestVersion`: another kind of file (a scene, say), not a manifest.
+    case notAManifest
 
     static func read(_ url: URL) -> ManifestOutcome {
         let bytes: [UInt8]
@@ -394,6 +406,7 @@ enum ManifestOutcome: Sendable {
         do {
             return .valid(try PluginManifest.decode(data, url: url))
         } catch {
+            if error.code == .missingField && error.jsonPath == "$.manifestVersion" { return .notAManifest }
             let rawID = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String
             return .invalid(error, rawID: rawID)
         }

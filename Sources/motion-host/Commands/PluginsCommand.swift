@@ -71,6 +71,11 @@ func runPluginsList(_ values: ParsedValues) throws -> Int32 {
             JSONValue.object(["invalid": .string(problem.description), "valid": false]).writeJSON(into: &bytes)
             lines.append(String(decoding: bytes, as: UTF8.self))
         }
+        for file in catalog.notManifests {
+            var bytes: [UInt8] = []
+            JSONValue.object(["notAManifest": .string(file.relativePath), "valid": false]).writeJSON(into: &bytes)
+            lines.append(String(decoding: bytes, as: UTF8.self))
+        }
         print(lines.joined(separator: "\n"))
         return 0
     }
@@ -86,6 +91,9 @@ func runPluginsList(_ values: ParsedValues) throws -> Int32 {
         print(row.enumerated().map { $1.padding(toLength: $0 == 4 ? $1.count : widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
     }
     for problem in catalog.problems { print("invalid: \(problem)") }
+    for file in catalog.notManifests {
+        print("not a manifest (no manifestVersion key): \(file.relativePath)")
+    }
     return 0
 }
 

@@ -54,6 +54,12 @@ func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
         let catalog = PluginCatalog.discover(
             searchPath: PluginSearchPath(directories: [URL(fileURLWithPath: path, isDirectory: true)]),
             configuration: configuration)
+        // A JSON file without manifestVersion (a scene beside the manifests) is not a manifest.
+        let notManifests = Set(catalog.notManifests.map { $0.standardizedFileURL.path })
+        for file in manifests where notManifests.contains(URL(fileURLWithPath: file).standardizedFileURL.path) {
+            print("\(file): SKIP not a manifest (no manifestVersion key); plugins list and run skip it too")
+        }
+        manifests.removeAll { notManifests.contains(URL(fileURLWithPath: $0).standardizedFileURL.path) }
         checks += 1
         let conflicts = catalog.problems.filter { $0.code == .conflict || $0.code == .duplicate }
         if conflicts.isEmpty {

@@ -72,8 +72,13 @@ struct PluginEnvironment {
 /// - Throws: ``MotionHostError`` `.registryUnavailable` (see ``PluginEnvironment``).
 func makeRegistry(pluginPaths: [String], configPath: String?) throws -> any PerformerRegistry {
     let environment = try PluginEnvironment(pluginPaths: pluginPaths, configPath: configPath)
+    let contentProblems: Set<ManifestError.Code> = [
+        .missingField, .wrongType, .invalidValue, .unknownField, .duplicate, .unsupportedVersion,
+    ]
     for problem in environment.catalog.problems {
-        CommandLineTool.writeStandardError("warning: \(problem)\n")
+        // Say why the file was read as a manifest at all (a scene beside the manifests is not).
+        let why = contentProblems.contains(problem.code) ? " (read as a plugin manifest: it has a manifestVersion key)" : ""
+        CommandLineTool.writeStandardError("warning: \(problem)\(why)\n")
     }
     return PluginHost(catalog: environment.catalog, loader: environment.loader)
 }
