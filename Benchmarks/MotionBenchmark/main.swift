@@ -51,7 +51,7 @@ if CommandLine.arguments.count == 2, ["--help", "-h"].contains(CommandLine.argum
 if CommandLine.arguments.count > 1 {
     let given = CommandLine.arguments.dropFirst().joined(separator: " ")
     FileHandle.standardError.write(Data("error: unknown arguments \(given)\n\(usage)\n".utf8))
-    exit(2)
+    exit(64)  // EX_USAGE, as motion-host exits on a usage error
 }
 
 let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"

@@ -39,8 +39,8 @@ struct HelpAndVersionTests {
         (["plugins", "--help"], "USAGE: motion-host plugins <subcommand>"),
         (["plugins", "list", "--help"], "USAGE: motion-host plugins list [--plugin-path <dir> ...] [--config <file>]"),
         (["plugins", "describe", "-h"], "USAGE: motion-host plugins describe <plan-type>"),
-        (["plugins", "validate", "--help"], "USAGE: motion-host plugins validate <path> [--timeout <s>]"),
-        (["help", "plugins", "validate"], "USAGE: motion-host plugins validate <path> [--timeout <s>]"),
+        (["plugins", "validate", "--help"], "USAGE: motion-host plugins validate <path> [--config <file>] [--timeout <s>]"),
+        (["help", "plugins", "validate"], "USAGE: motion-host plugins validate <path> [--config <file>] [--timeout <s>]"),
         (["device-motion", "--help"], "USAGE: motion-host device-motion <recording> [--reference-frame <frame>]"),
     ])
     func everySubcommandHasHelp(arguments: [String], usage: String) throws {

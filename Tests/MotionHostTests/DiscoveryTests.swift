@@ -258,7 +258,7 @@ import Testing
         let folder = TemporaryFolder()
         folder.write("tween.json", Fixtures.tweenManifest())
         folder.write("blink.json", Fixtures.blinkManifest())
-        folder.write("bad.json", "{}")
+        folder.write("bad.json", #"{"manifestVersion": 1}"#)
         let cache = DiscoveryCache(url: folder.url.appendingPathComponent("cache/discovery.cache"))
         let path = PluginSearchPath(directories: [folder.url])
         let fresh = PluginCatalog.discover(searchPath: path)

@@ -9,7 +9,8 @@ import MotionHost
 /// the pins); otherwise the reason it would be refused. Manifests shadowed by another of the same plugin id
 /// are listed as such.
 /// - Parameter values: `--plugin-path` (repeating), `--config`, `--format text|json`.
-/// - Returns: 0.
+/// - Returns: 0 when at least one plugin is valid; 1 when none is (nothing found, or every one refused,
+///   shadowed, disabled or invalid).
 /// - Throws: ``MotionHostError`` for a missing folder or a bad configuration file.
 func runPluginsList(_ values: ParsedValues) throws -> Int32 {
     let environment = try PluginEnvironment(pluginPaths: values.values("plugin-path"), configPath: values.value("config"))
@@ -54,6 +55,7 @@ func runPluginsList(_ values: ParsedValues) throws -> Int32 {
                 id: plugin.id, version: plugin.version, library: plugin.library, planTypes: plugin.planTypes,
                 status: "disabled by the host configuration", manifest: plugin.url.relativePath))
     }
+    let hasValid = rows.contains { $0.status == "valid" }
     if values.value("format") == "json" {
         var lines: [String] = []
         for row in rows {
@@ -77,24 +79,29 @@ func runPluginsList(_ values: ParsedValues) throws -> Int32 {
             lines.append(String(decoding: bytes, as: UTF8.self))
         }
         print(lines.joined(separator: "\n"))
-        return 0
+        return hasValid ? 0 : 1
     }
     if rows.isEmpty && catalog.problems.isEmpty {
         print("No plugins found. Searched: \(catalog.searchPath.directories.map(\.path).joined(separator: ", ")).")
-        return 0
+        return 1
     }
     let table =
         [["ID", "VERSION", "LIBRARY", "PLAN TYPES", "STATUS"]]
         + rows.map { [$0.id, $0.version, $0.library, $0.planTypes.joined(separator: ", "), $0.status] }
     let widths = (0..<5).map { column in table.map { $0[column].count }.max() ?? 0 }
-    for row in table {
+    for row in table where !rows.isEmpty {
         print(row.enumerated().map { $1.padding(toLength: $0 == 4 ? $1.count : widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
     }
     for problem in catalog.problems { print("invalid: \(problem)") }
     for file in catalog.notManifests {
         print("not a manifest (no manifestVersion key): \(file.relativePath)")
     }
-    return 0
+    if !hasValid {
+        CommandLineTool.writeStandardError(
+            "error: no valid plugin on the search path (\(catalog.searchPath.directories.map(\.path).joined(separator: ", "))); the lines above say why\n"
+        )
+    }
+    return hasValid ? 0 : 1
 }
 
 /// `motion-host plugins describe PLANTYPE`: the plan type's summary and fields with types, units,
@@ -127,6 +134,8 @@ func runPluginsDescribe(_ values: ParsedValues) throws -> Int32 {
     }
     out += "\n\nFIELDS:\n"
     if entry.plan.fields.isEmpty { out += "  (none)\n" }
+    // One column for every field's facts, as wide as the longest name (at least 14).
+    let nameWidth = max(14, entry.plan.fields.map(\.name.count).max() ?? 0)
     for field in entry.plan.fields {
         var facts = [field.expectation]
         if field.required { facts.append("required") }
@@ -135,8 +144,8 @@ func runPluginsDescribe(_ values: ParsedValues) throws -> Int32 {
             defaultValue.writeJSON(into: &bytes)
             facts.append("default \(String(decoding: bytes, as: UTF8.self))")
         }
-        out += "  \(field.name.padding(toLength: max(14, field.name.count), withPad: " ", startingAt: 0))  \(facts.joined(separator: "; "))\n"
-        if let summary = field.summary { out += "  \(String(repeating: " ", count: max(14, field.name.count)))  \(summary)\n" }
+        out += "  \(field.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \(facts.joined(separator: "; "))\n"
+        if let summary = field.summary { out += "  \(String(repeating: " ", count: nameWidth))  \(summary)\n" }
     }
     print(out, terminator: "")
     return 0

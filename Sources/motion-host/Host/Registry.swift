@@ -25,8 +25,15 @@ struct PluginEnvironment {
     init(pluginPaths: [String], configPath: String?) throws(MotionHostError) {
         for path in pluginPaths {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw MotionHostError(.registryUnavailable, file: path, "--plugin-path: no such folder")
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw MotionHostError(
+                    .registryUnavailable, file: path, "--plugin-path: no such folder\(Self.repositoryHint(for: path))")
+            }
+            guard isDirectory.boolValue else {
+                throw MotionHostError(
+                    .registryUnavailable, file: path,
+                    "--plugin-path: a file, not a folder; it takes the folder that holds the manifests. To fix, pass --plugin-path \((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)"
+                )
             }
         }
         configuration = try Self.configuration(at: configPath)
@@ -34,6 +41,14 @@ struct PluginEnvironment {
             explicit: pluginPaths.map { URL(fileURLWithPath: $0, isDirectory: true) }, configuration: configuration)
         catalog = PluginCatalog.discover(searchPath: searchPath, configuration: configuration, cache: DiscoveryCache.standard())
         loader = Self.loader(configuration)
+    }
+
+    /// When the current folder is this repository (it has `manifests/` with manifests), a hint at it.
+    static func repositoryHint(for path: String) -> String {
+        guard path != "manifests",
+            let names = try? FileManager.default.contentsOfDirectory(atPath: "manifests"), names.contains(where: { $0.hasSuffix(".json") })
+        else { return "" }
+        return ". The sample plugins' manifests are in manifests/ here: pass --plugin-path manifests"
     }
 
     /// Reads the host configuration every command uses: `--config FILE`, or the default

@@ -5,8 +5,20 @@ package func suggestion(for name: String, among known: [String]) -> String {
 }
 
 /// The known name nearest to `name` by edit distance (case-insensitive), if it is within a third of
-/// the name's length (at least 2 edits).
+/// the name's length (at least 2 edits); else the one known name that begins with `name` (case-insensitive,
+/// at least 3 characters), as `xMagneticNorth` leads to `xMagneticNorthZVertical`.
 package func nearestName(to name: String, among known: [String]) -> String? {
+    nearestByEdits(to: name, among: known) ?? onlyExtension(of: name, among: known)
+}
+
+private func onlyExtension(of name: String, among known: [String]) -> String? {
+    guard name.count >= 3 else { return nil }
+    let prefix = name.lowercased()
+    let matches = known.filter { $0 != name && $0.lowercased().hasPrefix(prefix) }
+    return matches.count == 1 ? matches[0] : nil
+}
+
+private func nearestByEdits(to name: String, among known: [String]) -> String? {
     let limit = max(2, name.count / 3)
     var best: (name: String, distance: Int)?
     for candidate in known where candidate != name {

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// Small things a newcomer tripped on (issue 15), each through the built binaries.
+@Suite struct NewcomerFindingsTests {
+    private func temporaryPluginFolder(manifest: String) throws -> URL {
+        let folder = try MotionHost.temporaryFolder()
+        try Data(manifest.utf8).write(to: folder.appendingPathComponent("long.json"))
+        return folder
+    }
+
+    @Test func describeAlignsEveryFieldToTheLongestName() throws {
+        let folder = try temporaryPluginFolder(
+            manifest: #"""
+                {"manifestVersion": 1, "id": "org.example.long", "name": "Long", "version": "1.0.0", "abiVersion": "1.0",
+                 "library": "libLong.so", "performers": [{"class": "Long", "interface": "entry", "plans": [{"type": "Long",
+                 "fields": [{"name": "x", "type": "number", "default": 1, "summary": "Short."},
+                            {"name": "aVeryLongFieldName", "type": "number", "default": 2, "summary": "Long."}]}]}]}
+                """#)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try MotionHost.run(["plugins", "describe", "Long", "--plugin-path", folder.path])
+        #expect(result.status == 0)
+        let lines = result.outputLines.drop { $0 != "FIELDS:" }.dropFirst()
+        #expect(
+            Array(lines) == [
+                "  x                   a number; default 1",
+                "                      Short.",
+                "  aVeryLongFieldName  a number; default 2",
+                "                      Long.",
+            ])
+    }
+
+    @Test func aFileGivenAsThePluginPathIsNamedAsAFile() throws {
+        let root = MotionHost.fixtures.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let file = try MotionHost.run(["plugins", "list", "--plugin-path", "manifests/tweenkit.json"], in: root)
+        #expect(file.status == 1)
+        #expect(
+            file.errorLines == [
+                "error: manifests/tweenkit.json: --plugin-path: a file, not a folder; it takes the folder that holds the manifests. To fix, pass --plugin-path manifests"
+            ])
+        let missing = try MotionHost.run(["plugins", "list", "--plugin-path", "plugins"], in: root)
+        #expect(
+            missing.errorLines == [
+                "error: plugins: --plugin-path: no such folder. The sample plugins' manifests are in manifests/ here: pass --plugin-path manifests"
+            ])
+    }
+
+    @Test func listWithNothingValidFails() throws {
+        let empty = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let environment = ["MOTION_PLUGIN_PATH": nil, "XDG_DATA_HOME": empty.path, "XDG_CONFIG_HOME": empty.path] as [String: String?]
+        let none = try MotionHost.run(["plugins", "list", "--plugin-path", empty.path], environment: environment)
+        #expect(none.status == 1)
+        #expect(none.outputLines.first?.hasPrefix("No plugins found. Searched: \(empty.path)") == true)
+        try Data(#"{"manifestVersion": 1, "id": "org.example.broken"}"#.utf8).write(to: empty.appendingPathComponent("broken.json"))
+        let invalid = try MotionHost.run(["plugins", "list", "--plugin-path", empty.path], environment: environment)
+        #expect(invalid.status == 1)
+        #expect(invalid.outputLines.first?.hasPrefix("invalid: \(empty.appendingPathComponent("broken.json").path)") == true)
+        #expect(invalid.errorLines.last?.hasPrefix("error: no valid plugin on the search path") == true)
+    }
+
+    @Test func aReferenceFrameGivenByItsBeginningIsSuggested() throws {
+        let result = try MotionHost.run(["device-motion", "x.csv", "--reference-frame", "xMagneticNorth"])
+        #expect(result.status == 64)
+        #expect(
+            result.errorLines.first
+                == "error: The value 'xMagneticNorth' is invalid for '--reference-frame <frame>'. Did you mean 'xMagneticNorthZVertical'?"
+        )
+    }
+
+    @Test func motionBenchmarkRefusesAnUnknownArgumentAsAUsageError() throws {
+        let benchmark = MotionHost.executable.deletingLastPathComponent().appendingPathComponent("motion-benchmark")
+        let process = Process()
+        process.executableURL = benchmark
+        process.arguments = ["--bogus"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 64)
+    }
+}
