@@ -80,3 +80,23 @@ import Testing
         #expect(process.terminationStatus == 64)
     }
 }
+
+@Suite struct PartialRecordingTests {
+    /// The iPhone 4S CoreMotion-Data-Logger pair in ../shared/data (user acceleration and rotation rate only).
+    private let logs = MotionHost.fixtures.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("shared/data/iphone4s-coremotion-logger").path
+
+    @Test func aLoggerPairPrintsTheFieldsItHasAndSaysSo() throws {
+        let result = try MotionHost.run(["device-motion", logs])
+        #expect(result.status == 0)
+        #expect(result.outputLines.count == 3820)
+        #expect(
+            result.outputLines.first
+                == #"{"timestamp":38672.799784,"userAcceleration":{"x":-0.065686,"y":-0.046375,"z":0.056379},"rotationRate":{"x":-0.095856,"y":0.135729,"z":0.172877}}"#
+        )
+        #expect(result.errorLines.first?.hasSuffix("printing the fields it has (timestamp, userAcceleration, rotationRate), without attitude or gravity") == true)
+        let framed = try MotionHost.run(["device-motion", logs, "--reference-frame", "xArbitraryZVertical"])
+        #expect(framed.status == 1)
+        #expect(framed.errorLines.first?.contains("`motion-host device-motion` without --reference-frame prints it") == true)
+    }
+}

@@ -72,8 +72,9 @@ extension Recording {
                 .attitudeUnavailable,
                 "\(contentsDescription). Attitude needs either recorded attitudes or raw accelerometer and "
                     + "gyroscope samples; user acceleration without gravity does not give the direction of "
-                    + "gravity. To fix, use `partialDeviceMotion` for what this recording holds, or a recording "
-                    + "with attitude or raw sensors",
+                    + "gravity. To fix, read what this recording holds without an attitude (`partialDeviceMotion` "
+                    + "in Swift; `motion-host device-motion` without --reference-frame prints it), or use a "
+                    + "recording with attitude or raw sensors",
                 path: url.path)
         }
         if referenceFrame.needsMagnetometer && magnetometerData.isEmpty {
