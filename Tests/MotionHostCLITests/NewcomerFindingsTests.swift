@@ -94,7 +94,9 @@ import Testing
             result.outputLines.first
                 == #"{"timestamp":38672.799784,"userAcceleration":{"x":-0.065686,"y":-0.046375,"z":0.056379},"rotationRate":{"x":-0.095856,"y":0.135729,"z":0.172877}}"#
         )
-        #expect(result.errorLines.first?.hasSuffix("printing the fields it has (timestamp, userAcceleration, rotationRate), without attitude or gravity") == true)
+        #expect(
+            result.errorLines.first?.hasSuffix(
+                "printing the fields it has (timestamp, userAcceleration, rotationRate), without attitude or gravity") == true)
         let framed = try MotionHost.run(["device-motion", logs, "--reference-frame", "xArbitraryZVertical"])
         #expect(framed.status == 1)
         #expect(framed.errorLines.first?.contains("`motion-host device-motion` without --reference-frame prints it") == true)

@@ -32,7 +32,7 @@ import Testing
                 result.outputLines.contains(
                     "\(folder.appendingPathComponent(name).path): SKIP not a regular file; plugins list and run skip it too"))
         }
-        #expect(result.outputLines.last == "1 plugin, 18 checks: 18 passed, 0 failed")
+        #expect(result.outputLines.last == "1 plugin, 19 checks: 19 passed, 0 failed")
     }
 
     @Test(.timeLimit(.minutes(1)))

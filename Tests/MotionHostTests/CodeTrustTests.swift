@@ -289,3 +289,55 @@ private struct HostileManifest {
         #expect(error.jsonPath == "$.pluginManifests.tween")
     }
 }
+
+@Suite struct ExportsCheckTests {
+    @Test func validateWarnsWhenALibraryExportsMoreThanItsDeclaredFunctions() throws {
+        let root = TemporaryFolder()
+        let plugins = root.folder("plugins")
+        let source = root.write(
+            "leaky.c",
+            """
+            #include <stdint.h>
+            #include <stdlib.h>
+            void *leaky_create(const char *c, const char *t, void *h) { (void)c; (void)t; (void)h; return malloc(1); }
+            void leaky_destroy(void *p) { free(p); }
+            int32_t leaky_set(void *p) { (void)p; return 0; }
+            int leaky_internal_helper(void) { return 1; }
+            int leaky_table[4];
+            """)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["cc", "-shared", "-fPIC", "-o", plugins.appendingPathComponent("libleaky.so").path, source.path]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        let manifest: JSONValue = [
+            "manifestVersion": 1, "id": "org.example.leaky", "name": "Leaky", "version": "1.0.0", "abiVersion": "1.0",
+            "library": "libleaky.so",
+            "performers": [
+                [
+                    "class": "Leaky", "interface": "functions",
+                    "functions": ["create": "leaky_create", "destroy": "leaky_destroy"],
+                    "plans": [["type": "Leak", "fields": [], "call": ["symbol": "leaky_set", "arguments": []]]],
+                ]
+            ],
+        ]
+        let url = root.write("plugins/leaky.json", manifest)
+        var lines: [String] = []
+        let validator = PluginValidator(manifestURL: url, loader: LibraryLoader(), willStart: { _ in }, report: { lines.append($0.description) })
+        #expect(validator.run())  // a warning is not a failure
+        let exports = try #require(lines.first { $0.contains(" exports") })
+        #expect(exports.hasPrefix("WARN exports: exports 2 symbols beyond what the ABI and the manifest need (leaky_"))
+        #expect(exports.contains("leaky_internal_helper") && exports.contains("leaky_table"))
+        #expect(
+            exports.hasSuffix(
+                "To fix, link with a version script that lists only leaky_create, leaky_destroy, leaky_set (Plugins/entry-only.map with -use-ld=lld; the README's plugin sections show the settings)"
+            ))
+    }
+
+    @Test func theDynamicSymbolTableOfABuiltPluginHoldsOnlyItsEntry() throws {
+        let library = try Data(contentsOf: productsDirectory.appendingPathComponent("libTweenKit.so"))
+        #expect(ELFExports.names(in: Array(library)) == ["motion_plugin_entry"])
+        #expect(ELFExports.names(in: Array("not an ELF file".utf8)) == nil)
+    }
+}

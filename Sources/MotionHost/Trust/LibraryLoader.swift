@@ -360,6 +360,25 @@ public final class LoadedLibrary: @unchecked Sendable {
     /// Whether the copy that runs is sealed against every change (`F_GET_SEALS`); it always is once loaded.
     public var isSealed: Bool { cmotionhost_is_sealed(sealedDescriptor) != 0 }
 
+    /// The names the loaded copy exports (its dynamic symbol table's defined, global, default-visibility
+    /// or protected entries), read from the sealed copy; `nil` when they cannot be read.
+    public var exportedSymbols: [String]? {
+        var status = stat()
+        guard fstat(sealedDescriptor, &status) == 0, status.st_size > 0, status.st_size <= FileSizeLimit.library else {
+            return nil
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        var count = 0
+        while count < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { buffer in
+                (try? system_pread(sealedDescriptor, into: buffer.baseAddress! + count, count: buffer.count - count, offset: Int64(count))) ?? -1
+            }
+            guard n > 0 else { return nil }
+            count += n
+        }
+        return ELFExports.names(in: bytes)
+    }
+
     /// The library's canonical path as a URL.
     public var url: URL { URL(fileURLWithPath: resolvedPath, isDirectory: false) }
 

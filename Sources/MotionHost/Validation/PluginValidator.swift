@@ -1,3 +1,4 @@
+import CMotionABI
 import Foundation
 import MotionCore
 import Synchronization
@@ -9,6 +10,8 @@ public struct PluginCheck: Sendable, Hashable, CustomStringConvertible {
         case pass = "PASS"
         case fail = "FAIL"
         case skip = "SKIP"
+        /// Passed, with something the author should change (not a failure).
+        case warn = "WARN"
     }
 
     /// The check's name, e.g. `default plan Tween`.
@@ -73,6 +76,9 @@ public final class PluginValidator {
         } catch let skip as Skip {
             report(PluginCheck(name: name, outcome: .skip, detail: skip.reason))
             return true
+        } catch let warning as Warning {
+            report(PluginCheck(name: name, outcome: .warn, detail: warning.reason))
+            return true
         } catch {
             failures += 1
             report(PluginCheck(name: name, outcome: .fail, detail: "\(error)"))
@@ -81,6 +87,7 @@ public final class PluginValidator {
     }
 
     private struct Skip: Error { let reason: String }
+    private struct Warning: Error { let reason: String }
     private struct Failure: Error, CustomStringConvertible { let description: String }
 
     /// Runs every check, in order, stopping early when a later check could not run.
@@ -137,6 +144,31 @@ public final class PluginValidator {
             let frames = entry.updateMany != nil ? "motion.frames/1 (with update_many)" : "motion.frames/1"
             let offered = [entry.hasFrames ? frames : nil, entry.hasDeviceMotion ? "motion.device-motion/1" : nil].compactMap { $0 }
             return offered.isEmpty ? "none offered" : offered.joined(separator: ", ")
+        }
+        _ = check("exports") {
+            guard let library = try? host.load(manifest).0, let exported = library.exportedSymbols else {
+                throw Skip(reason: "the library's dynamic symbol table could not be read")
+            }
+            var needed: Set<String> = []
+            for performer in manifest.performers {
+                switch performer.interface {
+                case .entry: needed.insert(MOTION_PLUGIN_ENTRY_SYMBOL)
+                case .functions:
+                    if let functions = performer.functions {
+                        needed.formUnion([functions.create, functions.destroy] + (functions.update.map { [$0] } ?? []))
+                    }
+                    needed.formUnion(performer.plans.compactMap { $0.call?.symbol })
+                }
+            }
+            let extra = exported.filter { !needed.contains($0) }
+            guard extra.isEmpty else {
+                let shown = extra.prefix(3).joined(separator: ", ") + (extra.count > 3 ? ", …" : "")
+                throw Warning(
+                    reason:
+                        "exports \(extra.count) symbol\(extra.count == 1 ? "" : "s") beyond what the ABI and the manifest need (\(shown)). To fix, link with a version script that lists only \(needed.sorted().joined(separator: ", ")) (Plugins/entry-only.map with -use-ld=lld; the README's plugin sections show the settings)"
+                )
+            }
+            return "only \(needed.sorted().joined(separator: ", "))"
         }
         _ = check("scan time") {
             let text = String(format: "%.1f ms", scanSeconds * 1000)
