@@ -104,8 +104,15 @@ let package = Package(
         swiftFixture("FixtureDeviceMotionEcho"),
         swiftFixture("FixturePlanProbe"),
 
+        // MARK: JSON
+        // simdjson (Debian libsimdjson-dev) behind plain C functions: the one JSON parser of the runtime and
+        // the host. The define mirrors `pkg-config --cflags simdjson` (it changes simdjson's parser layout).
+        .target(
+            name: "CMotionJSON", cxxSettings: [.define("SIMDJSON_THREADS_ENABLED", to: "1")],
+            linkerSettings: [.linkedLibrary("simdjson")]),
+
         // MARK: Core runtime
-        .target(name: "MotionCore"),
+        .target(name: "MotionCore", dependencies: ["CMotionJSON"]),
 
         // MARK: Plugin host
         // libcrypto (OpenSSL) for the SHA-256 of a plugin library before it is loaded.
@@ -154,11 +161,12 @@ let package = Package(
             dependencies: [
                 "MotionCore", "MotionHost", "MotionTesting", "DeviceMotion", "DeviceMotionABI", "CMotionABI",
             ]),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )
 
 // Strict settings for every Swift target.
-let cTargets = Set(["CMotionABI", "CMotionPluginKitSupport", "CPerformers", "CDeclarative", "Setter"] + cFixturePlugins)
+let cTargets = Set(["CMotionABI", "CMotionPluginKitSupport", "CMotionJSON", "CPerformers", "CDeclarative", "Setter"] + cFixturePlugins)
 for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))

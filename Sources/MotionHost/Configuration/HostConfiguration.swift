@@ -153,7 +153,7 @@ public struct HostConfiguration: Sendable, Hashable {
                 var owners: [String: String] = [:]
                 for key in object.keys.sorted() {
                     owners[key] = try r.at(.key(key)) { () throws(ManifestError) -> String in
-                        try pluginID(JSONNode(object[key]!), r)
+                        try pluginID(object[key]!, r)
                     }
                 }
                 return owners
@@ -171,7 +171,7 @@ public struct HostConfiguration: Sendable, Hashable {
                                 "expected a library file name (no \"/\") or a plugin id as the key; found \(JSONText.quoted(key))"
                             )
                         }
-                        let node = JSONNode(object[key]!)
+                        let node = object[key]!
                         let hex = try r.string(node, expected: "64 hexadecimal digits")
                         guard hex.utf8.count == 64, hex.utf8.allSatisfy(ManifestDecoder.isHexDigit) else {
                             throw r.fail(
@@ -187,7 +187,7 @@ public struct HostConfiguration: Sendable, Hashable {
             planTypeOwners: owners, pins: pins, url: url)
     }
 
-    private static func pluginID(_ node: JSONNode, _ r: JSONDocumentReader<ManifestError>) throws(ManifestError) -> String {
+    private static func pluginID(_ node: JSONValue, _ r: JSONDocumentReader<ManifestError>) throws(ManifestError) -> String {
         let id = try r.string(node, expected: "a plugin id")
         guard ManifestDecoder.isReverseDNS(id) else {
             throw r.fail(

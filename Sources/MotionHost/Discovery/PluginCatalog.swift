@@ -96,10 +96,9 @@ public struct PluginCatalog: Sendable {
     private func invalidManifest(declaring planType: String) -> ManifestError? {
         for problem in problems where problem.code != .conflict && problem.code != .duplicate {
             guard let file = problem.file, let data = try? Data(contentsOf: file),
-                let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-                let performers = root["performers"] as? [[String: Any]]
+                case .object(let root)? = try? JSONParser.parse(data), case .array(let performers)? = root["performers"]
             else { continue }
-            let types = performers.flatMap { ($0["plans"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String } }
+            let types = performers.flatMap { ($0.object?["plans"]?.array ?? []).compactMap { $0.object?["type"]?.string } }
             if types.contains(planType) { return problem }
         }
         return nil
@@ -347,7 +346,7 @@ enum ManifestOutcome: Sendable {
         do {
             return .valid(try PluginManifest.decode(data, url: url))
         } catch {
-            let rawID = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String
+            let rawID = (try? JSONParser.parse(bytes))?.object?["id"]?.string
             return .invalid(error, rawID: rawID)
         }
     }
