@@ -21,7 +21,7 @@ func randomDoubles(count: Int, seed: UInt64) -> [Double] {
     var numbers: [Double] = [
         0, -0.0, 1, -1, 0.1, 0.30000000000000004, 1.0000000000000002, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
         .leastNormalMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 9_007_199_254_740_992,
-        9_007_199_254_740_993, 1e15, 1e16, 1e22, 1e23, 5e-324, 2.2250738585072011e-308,
+        9_007_199_254_740_994, 1e15, 1e16, 1e22, 1e23, Double("2.2250738585072011e-308")!,
     ]
     var generator = SplitMix64(seed: seed)
     while numbers.count < count {
