@@ -104,8 +104,15 @@ let package = Package(
         swiftFixture("FixtureDeviceMotionEcho"),
         swiftFixture("FixturePlanProbe"),
 
+        // MARK: JSON
+        // simdjson (Debian libsimdjson-dev) behind plain C functions: the one JSON parser of the runtime and
+        // the host. The define mirrors `pkg-config --cflags simdjson` (it changes simdjson's parser layout).
+        .target(
+            name: "CMotionJSON", cxxSettings: [.define("SIMDJSON_THREADS_ENABLED", to: "1")],
+            linkerSettings: [.linkedLibrary("simdjson")]),
+
         // MARK: Core runtime
-        .target(name: "MotionCore"),
+        .target(name: "MotionCore", dependencies: ["CMotionJSON"]),
         // Reading files the host did not write: without blocking, regular files only, up to a size limit.
         .target(name: "MotionFiles"),
 
@@ -160,11 +167,14 @@ let package = Package(
             dependencies: [
                 "MotionCore", "MotionHost", "MotionTesting", "DeviceMotion", "DeviceMotionABI", "CMotionABI",
             ]),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )
 
 // Strict settings for every Swift target.
-let cTargets = Set(["CMotionABI", "CMotionPluginKitSupport", "CMotionHostSupport", "CPerformers", "CDeclarative", "Setter"] + cFixturePlugins)
+let cTargets = Set(
+    ["CMotionABI", "CMotionPluginKitSupport", "CMotionHostSupport", "CMotionJSON", "CPerformers", "CDeclarative", "Setter"]
+        + cFixturePlugins)
 for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))

@@ -62,15 +62,21 @@ struct SceneErrorTests {
             "{\"sceneVersion\": 1, \"duration\": 1, \"targets\": [{\"name\": \"a\"}], \"transactions\": [{\"at\": 0, \"operations\": [{\"op\": \"add\", \"target\": \"a\", \"plan\": {\"value\": 1}}]}]}",
             "$.transactions[0].operations[0].plan.type: missing; this field is required"
         ),
-        ("{\"sceneVersion\": 1 \"duration\": 1}", "invalid JSON at line 1, column 20: invalid value"),
-        // The column counts Unicode scalars, not the UTF-8 bytes of Foundation's offset.
-        ("{\"name\": \"ü→\" \"duration\": 1}", "invalid JSON at line 1, column 15: invalid value"),
+        (
+            "{\"sceneVersion\": 1 \"duration\": 1}",
+            "invalid JSON at line 1, column 20: expected ',' or '}' after an object member"
+        ),
+        // The column counts Unicode scalars, not UTF-8 bytes.
+        (
+            "{\"name\": \"ü→\" \"duration\": 1}",
+            "invalid JSON at line 1, column 15: expected ',' or '}' after an object member"
+        ),
         (
             "{\"sceneVersion\": 1,\n \"duration\": ",
             "invalid JSON at line 2, column 14: unexpected end of file during JSON parse"
         ),
         ("", "invalid JSON: the file is empty"),
-        // Foundation says the number is not representable but not where: the first such value is found.
+        // simdjson says a number is wrong but not where: the scanner finds the value (not the text in a string).
         (
             "{\"sceneVersion\": 1,\n \"note\": \"1e400 or \\\" 1e400 \", \"frameRate\": 1e400}",
             "invalid JSON at line 2, column 45: number 1e400 is out of range for a 64-bit float (at most about 1.8e308)"

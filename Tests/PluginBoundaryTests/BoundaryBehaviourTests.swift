@@ -241,6 +241,19 @@ struct BoundaryBehaviourTests {
         }
         #expect(weakScheduler == nil)
     }
+
+    @Test("an emitted transaction keeps every digit of its numbers", arguments: sources)
+    func emittedTransactionKeepsItsNumbers(source: PerformerSource) throws {
+        let h = try BoundaryHarness(source)
+        let values: [Double] = [0.30000000000000004, 1.0000000000000002, 2.2250738585072014e-308]
+        try h.commit {
+            $0.add(
+                emitPlan(adding: plan("SetVector", ["property": "p", "value": .array(values.map { .number($0) })]), to: "b"),
+                to: "a")
+        }
+        let set = try #require(h.scene.target("b")?["p"])
+        #expect((0..<values.count).map { set[$0].bitPattern } == values.map(\.bitPattern), "\(set)")
+    }
 }
 
 /// Token misuse and plugin-owned threads, through the fixture plugin `libFixtureTokenMisuse.so`.

@@ -56,7 +56,7 @@ package enum JSONDocumentProblem: Sendable {
 
 /// The error a ``JSONDocumentReader`` throws, and how its messages are worded.
 ///
-/// The wording requirements have defaults (`expected X; found Y`, values shown as ``JSONNode/found``);
+/// The wording requirements have defaults (`expected X; found Y`, values shown as ``JSONValue/found``);
 /// a document format overrides them to keep its own message form.
 package protocol JSONDocumentFailure: Error {
     /// A problem in `file` at `jsonPath` (`nil`: the whole file).
@@ -68,7 +68,7 @@ package protocol JSONDocumentFailure: Error {
     init(_ problem: JSONDocumentProblem, file: URL, jsonPath: String?, message: String)
 
     /// How a message shows a value that was found.
-    static func found(_ node: JSONNode) -> String
+    static func found(_ node: JSONValue) -> String
     /// A message for a value that is not what was expected.
     static func mismatch(expected: String, found: String) -> String
     /// A message for a missing required member, with the path at the member.
@@ -78,7 +78,7 @@ package protocol JSONDocumentFailure: Error {
 }
 
 extension JSONDocumentFailure {
-    package static func found(_ node: JSONNode) -> String { node.found }
+    package static func found(_ node: JSONValue) -> String { node.found }
 
     package static func mismatch(expected: String, found: String) -> String { "expected \(expected); found \(found)" }
 
@@ -90,10 +90,11 @@ extension JSONDocumentFailure {
     }
 }
 
-/// Walks a document parsed by `JSONSerialization`, keeping the JSON path of the value being read so
-/// that every problem names its file and field.
+/// Walks a document parsed by ``JSONParser``, keeping the JSON path of the value being read so that every
+/// problem names its file and field.
 ///
-/// Objects are `[String: Any]`, so member order is not kept; where order matters a format uses arrays.
+/// Objects are `[String: JSONValue]`, so member order is not kept; where order matters a format uses
+/// arrays. A key written twice in one object is a syntax error (``JSONParser``).
 package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     /// The document's file.
     package let file: URL
@@ -106,21 +107,21 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
         self.file = file
     }
 
-    /// Parses a document's bytes with `JSONSerialization`; the top level must be an object.
+    /// Parses a document's bytes with ``JSONParser``; the top level must be an object.
     /// - Parameters:
     ///   - data: The file's bytes.
     ///   - expected: What the top level is, in messages.
     /// - Returns: The top-level object.
-    /// - Throws: `.invalidJSON` with line and column (``JSONText/invalidJSON(_:in:)``), or `.wrongType`
-    ///   at `$` when the top level is not an object.
-    package func parseObject(_ data: Data, expected: String = "a JSON object") throws(Failure) -> [String: Any] {
-        let parsed: Any
+    /// - Throws: `.invalidJSON` with line and column (``JSONSyntaxError``: a syntax error, a number out of
+    ///   range, a duplicate key), or `.wrongType` at `$` when the top level is not an object.
+    package func parseObject(_ data: Data, expected: String = "a JSON object") throws(Failure) -> [String: JSONValue] {
+        let parsed: JSONValue
         do {
-            parsed = try JSONSerialization.jsonObject(with: data, options: [])
+            parsed = try JSONParser.parse(data)
         } catch {
-            throw Failure(.invalidJSON, file: file, jsonPath: nil, message: JSONText.invalidJSON(error, in: data))
+            throw Failure(.invalidJSON, file: file, jsonPath: nil, message: error.message)
         }
-        return try object(JSONNode(parsed), expected: expected)
+        return try object(parsed, expected: expected)
     }
 
     /// The rendered path of the value being read, e.g. `$.performers[0].plans[1]`.
@@ -145,7 +146,7 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
 
     /// Rejects members not in `allowed`, naming the first unknown one (in sorted order).
     /// - Throws: `.unknownField` at that member.
-    package func checkKeys(_ object: [String: Any], allowed: [String], what: String) throws(Failure) {
+    package func checkKeys(_ object: [String: JSONValue], allowed: [String], what: String) throws(Failure) {
         if object.count <= allowed.count, object.keys.allSatisfy({ allowed.contains($0) }) { return }
         guard let first = object.keys.filter({ !allowed.contains($0) }).min() else { return }
         try at(.key(first)) { () throws(Failure) in
@@ -156,37 +157,39 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     /// A required member, read by `read` with the path at that member.
     /// - Throws: `.missingField` at the member, or what `read` throws.
     package func required<T>(
-        _ object: [String: Any], _ key: String, expected: String, _ read: (JSONNode) throws(Failure) -> T
+        _ object: [String: JSONValue], _ key: String, expected: String, _ read: (JSONValue) throws(Failure) -> T
     ) throws(Failure) -> T {
         try at(.key(key)) { () throws(Failure) -> T in
             guard let value = object[key] else { throw fail(.missingField, Failure.missing(expected: expected)) }
-            return try read(JSONNode(value))
+            return try read(value)
         }
     }
 
     /// An optional member, read by `read` with the path at that member; `nil` when absent.
-    package func optional<T>(_ object: [String: Any], _ key: String, _ read: (JSONNode) throws(Failure) -> T) throws(Failure) -> T? {
+    package func optional<T>(_ object: [String: JSONValue], _ key: String, _ read: (JSONValue) throws(Failure) -> T) throws(Failure) -> T? {
         guard let value = object[key] else { return nil }
-        return try at(.key(key)) { () throws(Failure) -> T in try read(JSONNode(value)) }
+        return try at(.key(key)) { () throws(Failure) -> T in try read(value) }
     }
 
     /// Each member of an object in key order, read with the path at its key.
-    package func members<T>(_ object: [String: Any], _ read: (String, JSONNode) throws(Failure) -> T) throws(Failure) -> [(key: String, value: T)] {
+    package func members<T>(
+        _ object: [String: JSONValue], _ read: (String, JSONValue) throws(Failure) -> T
+    ) throws(Failure) -> [(key: String, value: T)] {
         var result: [(key: String, value: T)] = []
         result.reserveCapacity(object.count)
         for key in object.keys.sorted() {
-            let value = try at(.key(key)) { () throws(Failure) -> T in try read(key, JSONNode(object[key]!)) }
+            let value = try at(.key(key)) { () throws(Failure) -> T in try read(key, object[key]!) }
             result.append((key, value))
         }
         return result
     }
 
     /// Each element of an array, read with the path at its index.
-    package func elements<T>(_ items: [Any], _ read: (Int, JSONNode) throws(Failure) -> T) throws(Failure) -> [T] {
+    package func elements<T>(_ items: [JSONValue], _ read: (Int, JSONValue) throws(Failure) -> T) throws(Failure) -> [T] {
         var result: [T] = []
         result.reserveCapacity(items.count)
         for (i, item) in items.enumerated() {
-            let value = try at(.index(i)) { () throws(Failure) -> T in try read(i, JSONNode(item)) }
+            let value = try at(.index(i)) { () throws(Failure) -> T in try read(i, item) }
             result.append(value)
         }
         return result
@@ -195,18 +198,18 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     // MARK: Typed readers (at the current path)
 
     /// A `.wrongType` or `.invalidValue` error: expected `expected`, found `node`.
-    package func mismatch(_ problem: JSONDocumentProblem = .wrongType, expected: String, found node: JSONNode) -> Failure {
+    package func mismatch(_ problem: JSONDocumentProblem = .wrongType, expected: String, found node: JSONValue) -> Failure {
         fail(problem, Failure.mismatch(expected: expected, found: Failure.found(node)))
     }
 
     /// A string. - Throws: `.wrongType`.
-    package func string(_ node: JSONNode, expected: String = "a string") throws(Failure) -> String {
+    package func string(_ node: JSONValue, expected: String = "a string") throws(Failure) -> String {
         guard case .string(let s) = node else { throw mismatch(expected: expected, found: node) }
         return s
     }
 
     /// A non-empty string without control characters. - Throws: `.wrongType` or `.invalidValue`.
-    package func nonEmptyString(_ node: JSONNode, expected: String = "a non-empty string") throws(Failure) -> String {
+    package func nonEmptyString(_ node: JSONValue, expected: String = "a non-empty string") throws(Failure) -> String {
         let s = try string(node, expected: expected)
         if s.isEmpty || s.unicodeScalars.contains(where: { $0.value < 0x20 }) {
             throw mismatch(.invalidValue, expected: "\(expected) without control characters", found: node)
@@ -215,14 +218,14 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     }
 
     /// `true` or `false`. - Throws: `.wrongType`.
-    package func bool(_ node: JSONNode) throws(Failure) -> Bool {
+    package func bool(_ node: JSONValue) throws(Failure) -> Bool {
         guard case .bool(let b) = node else { throw mismatch(expected: "true or false", found: node) }
         return b
     }
 
     /// A finite number for which `isValid` holds. - Throws: `.wrongType` or `.invalidValue`.
     package func number(
-        _ node: JSONNode, expected: String = "a number", where isValid: (Double) -> Bool = { _ in true }
+        _ node: JSONValue, expected: String = "a number", where isValid: (Double) -> Bool = { _ in true }
     ) throws(Failure) -> Double {
         guard case .number(let n) = node, n.isFinite else { throw mismatch(expected: expected, found: node) }
         guard isValid(n) else { throw mismatch(.invalidValue, expected: expected, found: node) }
@@ -230,7 +233,7 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     }
 
     /// An integer `>= low`. - Throws: `.wrongType` or `.invalidValue`.
-    package func integer(_ node: JSONNode, atLeast low: Int = 0) throws(Failure) -> Int {
+    package func integer(_ node: JSONValue, atLeast low: Int = 0) throws(Failure) -> Int {
         guard case .number(let n) = node, n.isFinite, n == n.rounded(), abs(n) < 1e15 else {
             throw mismatch(expected: "an integer", found: node)
         }
@@ -239,20 +242,20 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     }
 
     /// An object. - Throws: `.wrongType`.
-    package func object(_ node: JSONNode, expected: String) throws(Failure) -> [String: Any] {
+    package func object(_ node: JSONValue, expected: String) throws(Failure) -> [String: JSONValue] {
         guard case .object(let o) = node else { throw mismatch(expected: expected, found: node) }
         return o
     }
 
     /// An array. - Throws: `.wrongType`.
-    package func array(_ node: JSONNode, expected: String) throws(Failure) -> [Any] {
+    package func array(_ node: JSONValue, expected: String) throws(Failure) -> [JSONValue] {
         guard case .array(let a) = node else { throw mismatch(expected: expected, found: node) }
         return a
     }
 
     /// One of `choices`, by name; a string that names none gets a "did you mean".
     /// - Throws: `.invalidValue` for an unknown name, `.wrongType` for a value that is not a string.
-    package func choice(_ node: JSONNode, among choices: [String]) throws(Failure) -> String {
+    package func choice(_ node: JSONValue, among choices: [String]) throws(Failure) -> String {
         guard case .string(let s) = node, choices.contains(s) else {
             var message = Failure.mismatch(expected: "one of \(choices.joined(separator: ", "))", found: Failure.found(node))
             if case .string(let s) = node { message += JSONText.suggestion(for: s, among: choices) }
@@ -262,7 +265,7 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     }
 
     /// One of an enumeration's raw values. - Throws: as ``choice(_:among:)``.
-    package func choice<E: RawRepresentable & CaseIterable>(_ node: JSONNode, _: E.Type) throws(Failure) -> E
+    package func choice<E: RawRepresentable & CaseIterable>(_ node: JSONValue, _: E.Type) throws(Failure) -> E
     where E.RawValue == String {
         // A closure, not a key path: a key path is instantiated at run time on every call.
         try E(rawValue: choice(node, among: E.allCases.map { $0.rawValue }))!

@@ -2,11 +2,13 @@ import Foundation
 
 extension JSONValue {
     /// Appends this value's JSON text to `out`: compact, object keys sorted, integral numbers without a
-    /// fraction (`1`, not `1.0`), as `JSONEncoder` with `.sortedKeys` writes them. Non-finite numbers,
-    /// which JSON cannot express, are written as `null`.
+    /// fraction (`1`, not `1.0`), as `JSONEncoder` with `.sortedKeys` writes them, other numbers in the
+    /// shortest form that reads back as the same `Double` (`0.30000000000000004`, `1e-05`), and negative
+    /// zero as `-0.0`. Non-finite numbers, which JSON cannot express, are written as `null`.
+    /// ``JSONParser`` reads every number written here back bit for bit.
     ///
     /// This writer exists for speed: plans cross the plugin boundary as JSON on every commit, and
-    /// `JSONEncoder` costs several microseconds per small plan. Parsing stays with Foundation.
+    /// `JSONEncoder` costs several microseconds per small plan.
     public func writeJSON(into out: inout [UInt8]) {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
@@ -41,9 +43,13 @@ extension JSONValue {
             out.append(contentsOf: "null".utf8)
             return
         }
-        if n == n.rounded(), abs(n) < 9_007_199_254_740_992 {
+        if n == 0, n.sign == .minus {
+            // "-0" reads back as the integer 0: keep the sign with a fraction.
+            out.append(contentsOf: "-0.0".utf8)
+        } else if n == n.rounded(), abs(n) < 9_007_199_254_740_992 {
             out.append(contentsOf: String(Int64(n)).utf8)
         } else {
+            // Swift's description: the fewest significant digits that round-trip, as valid JSON.
             out.append(contentsOf: n.description.utf8)
         }
     }

@@ -150,50 +150,20 @@ extension Transaction: Codable {
         }
     }
 
-    /// Decodes a transaction from its JSON form.
-    /// - Throws: ``CommitError`` with code `.invalidTransaction`, whose message gives the JSON path and reason.
+    /// Decodes a transaction from its JSON form, parsed by ``JSONParser`` (simdjson): every number is the
+    /// nearest `Double` to the one written, and a key written twice in one object is an error.
+    /// - Throws: ``CommitError`` with code `.invalidTransaction`, whose message gives the JSON path and
+    ///   reason (`$: invalid JSON at line L, column C: ...` for bytes that are not JSON).
     public init(jsonData data: Data) throws(CommitError) {
-        if let root = try? JSONSerialization.jsonObject(with: data), let fast = Transaction(foundation: root) {
-            self = fast
-            return
-        }
+        let root: JSONValue
         do {
-            self = try JSONDecoder().decode(Transaction.self, from: data)
+            root = try JSONParser.parse(data)
         } catch {
-            throw CommitError(code: .invalidTransaction, message: describeDecodingError(error), underlying: error)
+            throw CommitError(code: .invalidTransaction, message: "$: " + error.message, underlying: error)
         }
+        try self.init(json: root)
     }
 
     /// The transaction's JSON form, with sorted keys.
     public func jsonData() throws -> Data { try Plan.encoder.encode(self) }
-}
-
-/// A one-line description of a `DecodingError`: the JSON path and what was wrong.
-package func describeDecodingError(_ error: any Error) -> String {
-    func path(_ codingPath: [any CodingKey]) -> String {
-        var out = "$"
-        for key in codingPath {
-            if let index = key.intValue { out += "[\(index)]" } else { out += ".\(key.stringValue)" }
-        }
-        return out
-    }
-    guard let decodingError = error as? DecodingError else { return "\(error)" }
-    switch decodingError {
-    case .keyNotFound(let key, let context):
-        return "\(path(context.codingPath + [key])): missing; \(context.debugDescription)"
-    case .typeMismatch(let type, let context):
-        return "\(path(context.codingPath)): expected \(type); \(context.debugDescription)"
-    case .valueNotFound(let type, let context):
-        return "\(path(context.codingPath)): expected \(type), found null"
-    case .dataCorrupted(let context):
-        var message = "\(path(context.codingPath)): \(context.debugDescription)"
-        if let underlying = context.underlyingError as NSError?,
-            let detail = underlying.userInfo[NSDebugDescriptionErrorKey] as? String
-        {
-            message += " (\(detail))"
-        }
-        return message
-    @unknown default:
-        return "\(decodingError)"
-    }
 }

@@ -127,7 +127,7 @@ public struct HostConfiguration: Sendable, Hashable {
         }
         try r.checkKeys(root, allowed: keys, what: "a host configuration")
         let folder = url.deletingLastPathComponent()
-        func location(_ node: JSONNode, expected: String, isDirectory: Bool) throws(ManifestError) -> URL {
+        func location(_ node: JSONValue, expected: String, isDirectory: Bool) throws(ManifestError) -> URL {
             let path = try r.nonEmptyString(node, expected: expected)
             if path.hasPrefix("~") {
                 throw r.fail(
@@ -162,7 +162,7 @@ public struct HostConfiguration: Sendable, Hashable {
                 var owners: [String: String] = [:]
                 for key in object.keys.sorted() {
                     owners[key] = try r.at(.key(key)) { () throws(ManifestError) -> String in
-                        try pluginID(JSONNode(object[key]!), r)
+                        try pluginID(object[key]!, r)
                     }
                 }
                 return owners
@@ -180,7 +180,7 @@ public struct HostConfiguration: Sendable, Hashable {
                                 "expected a library file name (no \"/\") or a plugin id as the key; found \(JSONText.quoted(key))"
                             )
                         }
-                        let node = JSONNode(object[key]!)
+                        let node = object[key]!
                         let hex = try r.string(node, expected: "64 hexadecimal digits")
                         guard hex.utf8.count == 64, hex.utf8.allSatisfy(ManifestDecoder.isHexDigit) else {
                             throw r.fail(
@@ -203,7 +203,7 @@ public struct HostConfiguration: Sendable, Hashable {
                                 "expected a reverse-DNS plugin id such as \"org.example.myplugin\" as the key; found \(JSONText.quoted(key))"
                             )
                         }
-                        return try location(JSONNode(object[key]!), expected: "a manifest path", isDirectory: false)
+                        return try location(object[key]!, expected: "a manifest path", isDirectory: false)
                     }
                 }
                 return manifests
@@ -213,7 +213,7 @@ public struct HostConfiguration: Sendable, Hashable {
             planTypeOwners: owners, pins: pins, pluginManifests: manifests, url: url)
     }
 
-    private static func pluginID(_ node: JSONNode, _ r: JSONDocumentReader<ManifestError>) throws(ManifestError) -> String {
+    private static func pluginID(_ node: JSONValue, _ r: JSONDocumentReader<ManifestError>) throws(ManifestError) -> String {
         let id = try r.string(node, expected: "a plugin id")
         guard ManifestDecoder.isReverseDNS(id) else {
             throw r.fail(

@@ -111,11 +111,9 @@ public struct PluginCatalog: Sendable {
         for problem in problems where problem.code != .conflict && problem.code != .duplicate {
             guard let file = problem.file,
                 let bytes = try? RegularFile.read(atPath: file.path, limit: FileSizeLimit.manifest, what: "the manifest"),
-                case let data = Data(bytes),
-                let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-                let performers = root["performers"] as? [[String: Any]]
+                case .object(let root)? = try? JSONParser.parse(bytes), case .array(let performers)? = root["performers"]
             else { continue }
-            let types = performers.flatMap { ($0["plans"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String } }
+            let types = performers.flatMap { ($0.object?["plans"]?.array ?? []).compactMap { $0.object?["type"]?.string } }
             if types.contains(planType) { return problem }
         }
         return nil
@@ -407,7 +405,7 @@ enum ManifestOutcome: Sendable {
             return .valid(try PluginManifest.decode(data, url: url))
         } catch {
             if error.code == .missingField && error.jsonPath == "$.manifestVersion" { return .notAManifest }
-            let rawID = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String
+            let rawID = (try? JSONParser.parse(bytes))?.object?["id"]?.string
             return .invalid(error, rawID: rawID)
         }
     }

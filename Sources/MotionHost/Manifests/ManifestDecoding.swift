@@ -53,7 +53,7 @@ struct ManifestDecoder {
     static let callKeys = ["symbol", "arguments"]
     static let argumentKeys = ["field", "type"]
 
-    func manifest(_ root: [String: Any], url: URL) throws(ManifestError) -> PluginManifest {
+    func manifest(_ root: [String: JSONValue], url: URL) throws(ManifestError) -> PluginManifest {
         let r = reader
         let version = try r.required(root, "manifestVersion", expected: "1") { (node) throws(ManifestError) in
             let v = try r.integer(node)
@@ -144,7 +144,7 @@ struct ManifestDecoder {
             sha256: sha256, summary: summary, performers: performers, url: url)
     }
 
-    private func performer(_ node: JSONNode) throws(ManifestError) -> PerformerManifest {
+    private func performer(_ node: JSONValue) throws(ManifestError) -> PerformerManifest {
         let r = reader
         let object = try r.object(node, expected: "a performer object")
         try r.checkKeys(object, allowed: Self.performerKeys, what: "a performer")
@@ -195,7 +195,7 @@ struct ManifestDecoder {
             className: className, interface: interface, capabilities: capabilities, functions: functions, plans: plans)
     }
 
-    private func functionSymbols(_ node: JSONNode) throws(ManifestError) -> PerformerManifest.Functions {
+    private func functionSymbols(_ node: JSONValue) throws(ManifestError) -> PerformerManifest.Functions {
         let r = reader
         let object = try r.object(node, expected: "an object {\"create\", \"destroy\", \"update\"}")
         try r.checkKeys(object, allowed: Self.functionsKeys, what: "functions")
@@ -209,7 +209,7 @@ struct ManifestDecoder {
         return PerformerManifest.Functions(create: create, destroy: destroy, update: update)
     }
 
-    private func symbol(_ node: JSONNode) throws(ManifestError) -> String {
+    private func symbol(_ node: JSONValue) throws(ManifestError) -> String {
         let s = try reader.string(node, expected: "a C symbol name")
         guard Self.isCIdentifier(s) else {
             throw reader.fail(.invalidValue, "expected a C symbol name ([A-Za-z_][A-Za-z0-9_]*); found \(node.found)")
@@ -217,7 +217,7 @@ struct ManifestDecoder {
         return s
     }
 
-    private func plan(_ node: JSONNode, interface: PerformerManifest.Interface) throws(ManifestError) -> PlanManifest {
+    private func plan(_ node: JSONValue, interface: PerformerManifest.Interface) throws(ManifestError) -> PlanManifest {
         let r = reader
         let object = try r.object(node, expected: "a plan object")
         try r.checkKeys(object, allowed: Self.planKeys, what: "a plan")
@@ -263,7 +263,7 @@ struct ManifestDecoder {
         return PlanManifest(type: type, summary: summary, fields: fields, call: call)
     }
 
-    private func field(_ node: JSONNode) throws(ManifestError) -> FieldManifest {
+    private func field(_ node: JSONValue) throws(ManifestError) -> FieldManifest {
         let r = reader
         let object = try r.object(node, expected: "a field object")
         try r.checkKeys(object, allowed: Self.fieldKeys, what: "a field")
@@ -309,7 +309,7 @@ struct ManifestDecoder {
             name: name, type: type, unit: unit, minimum: minimum, maximum: maximum, enumValues: enumValues,
             required: required, summary: summary, minItems: minItems, maxItems: maxItems)
         let defaultValue = try r.optional(object, "default") { (node) throws(ManifestError) in
-            let value = node.jsonValue
+            let value = node
             if required {
                 throw r.fail(
                     .invalidValue,
@@ -326,7 +326,7 @@ struct ManifestDecoder {
             enumValues: enumValues, required: required, summary: summary, minItems: minItems, maxItems: maxItems)
     }
 
-    private func rangeBound(_ node: JSONNode, applies: Bool, type: FieldType, key: String) throws(ManifestError)
+    private func rangeBound(_ node: JSONValue, applies: Bool, type: FieldType, key: String) throws(ManifestError)
         -> Double
     {
         guard applies else {
@@ -338,7 +338,7 @@ struct ManifestDecoder {
     }
 
     private func itemCount(
-        _ node: JSONNode, applies: Bool, type: FieldType, key: String, atLeast low: Int
+        _ node: JSONValue, applies: Bool, type: FieldType, key: String, atLeast low: Int
     ) throws(ManifestError) -> Int {
         guard applies else {
             throw reader.fail(
@@ -348,7 +348,7 @@ struct ManifestDecoder {
     }
 
     private func enumeration(
-        _ node: JSONNode, type: FieldType, minimum: Double?, maximum: Double?
+        _ node: JSONValue, type: FieldType, minimum: Double?, maximum: Double?
     ) throws(ManifestError) -> [JSONValue] {
         let r = reader
         guard type == .string || type == .number || type == .integer else {
@@ -363,7 +363,7 @@ struct ManifestDecoder {
         let probe = FieldManifest(name: "", type: type, minimum: minimum, maximum: maximum)
         var seen: Set<JSONValue> = []
         return try r.elements(items) { (_, node) throws(ManifestError) in
-            let value = node.jsonValue
+            let value = node
             if probe.problem(with: value) != nil {
                 throw r.fail(.invalidValue, "expected \(probe.expectation) (the field's type); found \(node.found)")
             }
@@ -375,7 +375,7 @@ struct ManifestDecoder {
     }
 
     private func callDeclaration(
-        _ node: JSONNode, fields: [FieldManifest], planType: String
+        _ node: JSONValue, fields: [FieldManifest], planType: String
     ) throws(ManifestError) -> CallDeclaration {
         let r = reader
         let object = try r.object(node, expected: "a call object {\"symbol\", \"arguments\"}")

@@ -47,7 +47,7 @@ enum PlansInFlight {
     }
 
     /// A member of the plan in `json`: from the fields the host holds if it is a plan in flight on this
-    /// thread, else parsed with `JSONSerialization`.
+    /// thread, else parsed with `JSONParser`.
     static func value(_ json: UnsafePointer<CChar>, _ length: Int, member: String) -> JSONValue? {
         let start = UInt(bitPattern: json)
         if let pointer = pthread_getspecific(key) {
@@ -64,11 +64,13 @@ enum PlansInFlight {
         return fields(json, length)?[member]
     }
 
-    /// The fields of the JSON object in `json`, parsed with `JSONSerialization`; `nil` when it is not one.
+    /// The fields of the JSON object in `json`, parsed with `JSONParser`; `nil` when it is not one (or not
+    /// JSON).
     static func fields(_ json: UnsafePointer<CChar>, _ length: Int) -> [String: JSONValue]? {
-        let data = Data(bytes: json, count: length)
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return nil }
-        return JSONValue.members(foundation: object)
+        guard case .object(let fields)? = try? JSONParser.parse(UnsafeRawBufferPointer(start: json, count: length)) else {
+            return nil
+        }
+        return fields
     }
 }
 

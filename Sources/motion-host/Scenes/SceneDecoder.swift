@@ -65,7 +65,7 @@ struct SceneFieldError: JSONDocumentFailure {
         text = jsonPath.map { "\($0): \(message)" } ?? message
     }
 
-    static func found(_ node: JSONNode) -> String { JSONText.value(node.jsonValue, limit: 40) }
+    static func found(_ node: JSONValue) -> String { JSONText.value(node, limit: 40) }
 
     static func mismatch(expected: String, found: String) -> String { "expected \(expected), found \(found)" }
 
@@ -82,7 +82,7 @@ private struct SceneFields {
     let path: String
     let r: JSONDocumentReader<SceneFieldError>
 
-    func scene(_ root: [String: Any]) throws(SceneFieldError) -> SceneDocument {
+    func scene(_ root: [String: JSONValue]) throws(SceneFieldError) -> SceneDocument {
         try r.checkKeys(
             root,
             allowed: [
@@ -127,7 +127,7 @@ private struct SceneFields {
     }
 
     /// The targets in file order; each target's properties sorted by name (JSON objects are unordered).
-    private func targets(_ node: JSONNode) throws(SceneFieldError) -> [SceneTarget] {
+    private func targets(_ node: JSONValue) throws(SceneFieldError) -> [SceneTarget] {
         var names: [String] = []
         return try r.elements(try r.array(node, expected: "an array of targets")) { (_, node) throws(SceneFieldError) in
             let target = try r.object(node, expected: "a target object {\"name\", \"properties\"}")
@@ -148,7 +148,7 @@ private struct SceneFields {
         }
     }
 
-    private func propertyValue(_ node: JSONNode) throws(SceneFieldError) -> PropertyValue {
+    private func propertyValue(_ node: JSONValue) throws(SceneFieldError) -> PropertyValue {
         switch node {
         case .number(let n): return PropertyValue(n)
         case .array(let elements) where (1...PropertyValue.maximumCount).contains(elements.count):
@@ -158,7 +158,7 @@ private struct SceneFields {
         }
     }
 
-    private func deviceMotion(_ node: JSONNode) throws(SceneFieldError) -> DeviceMotionSource {
+    private func deviceMotion(_ node: JSONValue) throws(SceneFieldError) -> DeviceMotionSource {
         let source = try r.object(node, expected: "an object {\"recording\", \"referenceFrame\"}")
         try r.checkKeys(source, allowed: ["recording", "referenceFrame"], what: "a device-motion source")
         let referenceFrame =
@@ -179,7 +179,7 @@ private struct SceneFields {
         }
     }
 
-    private func transactions(_ node: JSONNode, targetNames: [String]) throws(SceneFieldError) -> [TimedTransaction] {
+    private func transactions(_ node: JSONValue, targetNames: [String]) throws(SceneFieldError) -> [TimedTransaction] {
         let elements = try r.array(node, expected: "an array of transactions")
         return try r.elements(elements) { (i, node) throws(SceneFieldError) in
             let timed = try r.object(node, expected: "a transaction object {\"at\", \"operations\"}")
@@ -199,7 +199,7 @@ private struct SceneFields {
     }
 
     private func operation(
-        _ node: JSONNode, targetNames: [String], into transaction: inout Transaction
+        _ node: JSONValue, targetNames: [String], into transaction: inout Transaction
     ) throws(SceneFieldError) {
         let op = try r.object(node, expected: "an operation object {\"op\", \"target\", ...}")
         let kinds = ["add", "addNamed", "removeNamed"]
@@ -243,12 +243,12 @@ private struct SceneFields {
         }
     }
 
-    private func plan(_ node: JSONNode) throws(SceneFieldError) -> Plan {
+    private func plan(_ node: JSONValue) throws(SceneFieldError) -> Plan {
         let object = try r.object(node, expected: "a plan object {\"type\", ...fields}")
         let type = try r.required(object, "type", expected: "a plan type") { (node) throws(SceneFieldError) in
             try r.nonEmptyString(node)
         }
-        var fields = JSONValue.members(foundation: object) ?? [:]
+        var fields = object
         fields.removeValue(forKey: "type")
         return Plan(type: type, fields: fields)
     }

@@ -34,11 +34,12 @@ import MotionCore
 /// performer updates; transactions due at the same frame are committed in file order.
 /// Unknown fields are errors (with a "did you mean"), so a misspelt field is never silently ignored.
 ///
-/// Order: the file is read with Foundation's `JSONSerialization`, whose objects are unordered, so
-/// only arrays keep the order written: targets and transactions stay in file order, while a target's
-/// properties are sorted by name (and written to the timeline in that order, so a run's output does not
-/// depend on how the members were ordered). Syntax errors give the line and column; a member written
-/// twice keeps one of its values (Foundation does not report it).
+/// Order: the file is read with `JSONParser` (simdjson) into ``JSONValue``s, whose objects are
+/// unordered, so only arrays keep the order written: targets and transactions stay in file order, while
+/// a target's properties are sorted by name (and written to the timeline in that order, so a run's output
+/// does not depend on how the members were ordered). Syntax errors (RFC 8259, strictly: no trailing
+/// commas) give the line and column; so does a key written twice in one object, which is an error
+/// naming the key and both places. Numbers are read exactly as written (the nearest `Double`).
 struct SceneDocument {
     /// The longest run a scene may ask for, seconds (a day): longer runs are a mistake, not a scene.
     static let longestRun: Double = 86_400
