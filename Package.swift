@@ -53,6 +53,7 @@ let package = Package(
         // The README's worked plugins (Examples/Plugins), built and tested like the samples.
         .library(name: "Pulse", type: .dynamic, targets: ["Pulse"]),
         .library(name: "Setter", type: .dynamic, targets: ["Setter"]),
+        .library(name: "Fader", type: .dynamic, targets: ["Fader"]),
         // Fixture plugins (misbehaving on purpose, or mirroring MotionTesting's test performers; manifests in
         // Tests/Fixtures/plugins)
     ]
@@ -90,6 +91,9 @@ let package = Package(
         .target(name: "Pulse", dependencies: ["MotionPluginKit"], path: "Examples/Plugins/Pulse", linkerSettings: entryOnly),
         .target(
             name: "Setter", dependencies: ["CMotionABI"], path: "Examples/Plugins/Setter",
+            cSettings: hiddenCSymbols, linkerSettings: entryOnly),
+        .target(
+            name: "Fader", dependencies: ["CMotionABI"], path: "Examples/Plugins/Fader",
             cSettings: hiddenCSymbols, linkerSettings: entryOnly),
         // Fixture plugins: misbehaving on purpose, for the host's validator and tests.
         cFixture("FixtureCrashOnCreate"),
@@ -173,7 +177,7 @@ let package = Package(
 
 // Strict settings for every Swift target.
 let cTargets = Set(
-    ["CMotionABI", "CMotionPluginKitSupport", "CMotionHostSupport", "CMotionJSON", "CPerformers", "CDeclarative", "Setter"]
+    ["CMotionABI", "CMotionPluginKitSupport", "CMotionHostSupport", "CMotionJSON", "CPerformers", "CDeclarative", "Setter", "Fader"]
         + cFixturePlugins)
 for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []

@@ -102,3 +102,26 @@ import Testing
         #expect(framed.errorLines.first?.contains("`motion-host device-motion` without --reference-frame prints it") == true)
     }
 }
+
+@Suite struct CFramesExampleTests {
+    private let root = MotionHost.fixtures.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func theCFaderFadesFrameByFrameHoldingATokenUntilItArrives() throws {
+        let result = try MotionHost.run(["run", "Examples/fade-to.json", "--plugin-path", "Examples/Plugins"], in: root)
+        #expect(result.status == 0)
+        let lines = try result.jsonLines()
+        func opacity(atFrame frame: Int) -> Double? {
+            let line = lines.first { $0["frame"] as? Int == frame && $0["changes"] != nil }
+            return ((line?["changes"] as? [String: Any])?["card"] as? [String: Any])?["opacity"] as? Double
+        }
+        #expect(opacity(atFrame: 15) == 0.2)  // 0.25 s at 60 fps: arrived, exactly
+        #expect(opacity(atFrame: 16) == nil)  // idle: nothing changes until the second plan
+        // The second FadeTo takes the manifest's default duration, 0.5 s: it starts at frame 30, ends at 60.
+        let activity = lines.compactMap { line in (line["activity"] as? String).map { ($0, line["frame"] as? Int ?? -1) } }
+        #expect(activity.map(\.0) == ["active", "idle", "active", "idle"])
+        #expect(activity.map(\.1) == [0, 15, 30, 60])
+        let summary = try #require(lines.last?["summary"] as? [String: Any])
+        #expect(summary["stoppedBecause"] as? String == "idle")
+        #expect(((summary["finalValues"] as? [String: Any])?["card"] as? [String: Any])?["opacity"] as? Double == 1)
+    }
+}
