@@ -256,6 +256,32 @@ struct PlotTests {
         #expect(count("H", in: String(d)) == 3)
     }
 
+    @Test func aTransactionAtTimeZeroIsMarkedOverThePanelBorder() throws {
+        let (_, svg) = try plot("basic.json")
+        let lines = svg.split(separator: "\n")
+        let border = try #require(lines.firstIndex { $0.hasPrefix("<rect x=\"78.00\" y=\"78.00\"") && $0.contains("fill=\"none\"") })
+        let mark = try #require(lines.firstIndex { $0.hasPrefix("<line class=\"commit\" x1=\"78.00\"") })
+        #expect(mark > border)
+        #expect(lines[mark + 1].hasPrefix("<path class=\"commit-marker\" d=\"M74.00 78.00H82.00L78.00 84.00Z\""))
+    }
+
+    @Test func anAnimationIsDrawnAsSegmentsAndAHeldChangeAsAStep() throws {
+        let root = MotionHost.fixtures.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let folder = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("fade.svg")
+        let result = try MotionHost.run(
+            ["run", "Examples/fade-to.json", "--plugin-path", "Examples/Plugins", "--plot", url.path], in: root)
+        #expect(result.status == 0)
+        let svg = try String(contentsOf: url, encoding: .utf8)
+        let line = try #require(svg.split(separator: "\n").first { $0.hasPrefix("<path class=\"curve\"") })
+        let d = String(try #require(line.split(separator: "\"").dropFirst(3).first))
+        // 1 → 0.2 over frames 1…15 and 0.2 → 1 over frames 31…60: one step into each fade (frames 1 and 31,
+        // after a frame without a change), then a segment per frame.
+        #expect(count("V", in: d) == 2)
+        #expect(count("L", in: d) == 14 + 29)
+    }
+
     @Test func manyCommitsAreMarkedAsShortTicks() throws {
         let folder = try MotionHost.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

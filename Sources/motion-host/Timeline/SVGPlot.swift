@@ -5,9 +5,12 @@ import MotionCore
 /// property (a property that changed at least once) with its own y range, one curve per component,
 /// time axes in seconds, a legend per panel, activity intervals shaded and commit times marked.
 ///
-/// Curves are step-after: a property holds its value until the frame in which it changes, which is
-/// what the timeline says; the time axis runs from 0 to the end of the last frame (its time plus one
-/// frame period). Plain string building; the output is standalone SVG 1.1.
+/// A property holds its value until the frame in which it changes, which is what the timeline says: a change
+/// after a frame or more without one is drawn as a step, and changes in consecutive frames (an animation) as
+/// straight segments from frame to frame, which read as the motion they are. The time axis runs from 0 to the
+/// end of the last frame (its time plus one frame period). Commit marks are drawn over the panel's border, with
+/// a small triangle at its top edge, so a transaction at t = 0 shows too. Plain string building; the output is
+/// standalone SVG 1.1.
 struct SVGPlot {
     /// The recorded run.
     let recording: PlotRecorder
@@ -106,12 +109,15 @@ struct SVGPlot {
             marks.append(x)
         }
         let markBottom = marks.count <= Self.maximumCommitLines ? y + Self.panelHeight : y + 6
-        for x in marks {
-            out +=
-                "<line class=\"commit\" x1=\"\(f(x))\" y1=\"\(f(y))\" x2=\"\(f(x))\" y2=\"\(f(markBottom))\" stroke=\"#888\" stroke-dasharray=\"3 2\"/>\n"
-        }
         out +=
             "<rect x=\"\(f(Self.left))\" y=\"\(f(y))\" width=\"\(f(plotWidth))\" height=\"\(f(Self.panelHeight))\" fill=\"none\" stroke=\"#444\"/>\n"
+        // Over the border, so that a mark at t = 0 is not hidden under it, with a triangle at the top edge.
+        for x in marks {
+            out +=
+                "<line class=\"commit\" x1=\"\(f(x))\" y1=\"\(f(y))\" x2=\"\(f(x))\" y2=\"\(f(markBottom))\" stroke=\"#666\" stroke-dasharray=\"3 2\"/>\n"
+            out +=
+                "<path class=\"commit-marker\" d=\"M\(f(x - 4)) \(f(y))H\(f(x + 4))L\(f(x)) \(f(y + 6))Z\" fill=\"#666\"/>\n"
+        }
         if isLast {
             out +=
                 "<text x=\"\(f(Self.left + plotWidth / 2))\" y=\"\(f(y + Self.panelHeight + 38))\" text-anchor=\"middle\" fill=\"#222\">time (s)</text>\n"
@@ -171,20 +177,25 @@ struct SVGPlot {
         for c in 0..<components {
             var path = ""
             var current: Double?
+            var changedAt: Double?  // the time of the last change drawn, nil for the initial value
             if let initial = series.initial, c < initial.count {
                 current = initial[c]
                 path = "M\(f(xPosition(0, endTime))) \(f(yPosition(initial[c])))"
             }
-            // A change of another component leaves this one where it is: no step to draw.
+            // A change of another component leaves this one where it is: nothing to draw.
+            let framePeriod = 1 / recording.frameRate
             for change in series.changes where c < change.value.count && change.value[c] != current {
                 let x = xPosition(change.time, endTime)
                 let v = yPosition(change.value[c])
                 if current == nil {
                     path = "M\(f(x)) \(f(v))"
+                } else if let previous = changedAt, change.time - previous <= 1.5 * framePeriod {
+                    path += "L\(f(x)) \(f(v))"  // moving frame after frame: a straight segment
                 } else {
-                    path += "H\(f(x))V\(f(v))"
+                    path += "H\(f(x))V\(f(v))"  // held, then changed: a step
                 }
                 current = change.value[c]
+                changedAt = change.time
             }
             guard current != nil else { continue }
             path += "H\(f(xPosition(endTime, endTime)))"
