@@ -77,6 +77,7 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
         guard
             let performer = PluginCrashReport.calling(functions.cName, { functions.create(context.targetName, HostInterface.table, context.opaque) })
         else {
+            context.retire()
             throw PluginError(
                 code: .creationFailed,
                 message: "the declared create function of performer class \(functions.className) returned NULL for target \"\(target.id.name)\"",
@@ -85,7 +86,11 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
         self.performer = performer
     }
 
-    deinit { PluginCrashReport.calling(functions.cName) { functions.destroy(performer) } }
+    deinit {
+        PluginCrashReport.calling(functions.cName) { functions.destroy(performer) }
+        // A plugin thread that calls the host with this context from now on gets MOTION_ERR_SCHEDULER_GONE.
+        context.retire()
+    }
 
     func setEmitter(_ emitter: TransactionEmitter) { context.emitter = emitter }
     func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { context.tokenGenerator = generator }

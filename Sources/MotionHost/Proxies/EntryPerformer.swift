@@ -40,6 +40,8 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
             }
         }
         guard let created else {
+            // The plugin may have kept ctx although it was refused: a later call must find it gone.
+            context.retire()
             let message = errorMessage(error)
             if error.status == MOTION_ERR_UNKNOWN_CLASS {
                 throw PluginError(
@@ -57,7 +59,11 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
         self.error.struct_size = UInt32(MemoryLayout<motion_error>.size)
     }
 
-    deinit { PluginCrashReport.calling(plugin.cName) { plugin.table.pointee.destroy_performer(performer) } }
+    deinit {
+        PluginCrashReport.calling(plugin.cName) { plugin.table.pointee.destroy_performer(performer) }
+        // A plugin thread that calls the host with this context from now on gets MOTION_ERR_SCHEDULER_GONE.
+        context.retire()
+    }
 
     func setEmitter(_ emitter: TransactionEmitter) { context.emitter = emitter }
     func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { context.tokenGenerator = generator }
