@@ -3,6 +3,7 @@ import Foundation
 import MotionCore
 import MotionHost
 import MotionTesting
+import Synchronization
 import Testing
 
 /// The fixtures of Tests/Fixtures/plugins/emissions, loaded by a fresh host.
@@ -82,5 +83,64 @@ struct EmissionLimitTests {
     @Test("the header's emission depth bound is the scheduler's")
     func depthBound() {
         #expect(Int(MOTION_EMIT_MAX_DEPTH) == Scheduler.maximumEmissionDepth)
+    }
+}
+
+/// Log lines a host's sink received.
+final class SinkLines: Sendable {
+    private let lines = Mutex<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+    var sink: PluginLog.Sink { { [self] _, line in lines.withLock { $0.append(line) } } }
+}
+
+@Suite("Process-wide state: the entry once per library, log lines per host call", .serialized)
+struct ProcessWideStateTests {
+    @Test("a second PluginHost does not call motion_plugin_entry again; both get the one result")
+    func entryIsCalledOncePerProcess() throws {
+        let manifest = try EmissionFixtures.manifest("late-calls.json")
+        let first = try EmissionFixtures.host()
+        let entryCount = try EmissionFixtures.symbol("fixture_late_calls_entry_count", in: first, as: (@convention(c) () -> Int32).self)
+        let before = entryCount()
+        #expect(before == 1)  // whichever test loaded it first
+        let lines = SinkLines()
+        let second = PluginHost(
+            catalog: PluginCatalog(plugins: [manifest]), loader: LibraryLoader(extraLibraryDirectories: [productsDirectory]), logSink: lines.sink)
+        let (_, entry) = try second.load(manifest)
+        #expect(entryCount() == before)
+        #expect(try #require(entry).pluginID == "org.motion.fixtures.late-calls")
+        #expect(!lines.all.contains { $0.contains("entry call") })
+        // And the second host's performers work.
+        let scene = Scene(targets: ["t"])
+        let scheduler = Scheduler(scene: scene, registry: second)
+        try scheduler.commit(Transaction([.add(Plan(type: "Flood", fields: ["operations": 1]), target: "t")]))
+        #expect(scene.target("t")?["floodStatus"] == 0)
+    }
+
+    @Test("a refusal quotes the line the entry logged on its own thread, not a later line from another thread")
+    func refusalQuotesTheEntrysOwnLine() throws {
+        let lines = SinkLines()
+        let manifest = try EmissionFixtures.manifest("noisy-refusal.json")
+        let host = PluginHost(
+            catalog: PluginCatalog(plugins: [manifest]), loader: LibraryLoader(extraLibraryDirectories: [productsDirectory]), logSink: lines.sink)
+        var failure: PluginError?
+        do { try host.load(manifest) } catch { failure = error }
+        let error = try #require(failure)
+        #expect(error.code == .entryRefused)
+        #expect(error.message.hasSuffix("it logged: org.motion.fixtures.noisy-refusal: refusing to load: the entry's own reason."))
+        #expect(!error.message.contains("worker thread"))
+        // The entry's line reached this host's sink; the worker's, logged on a thread the host was not
+        // calling in on, did not (it went to the process's default sink).
+        #expect(lines.all == ["org.motion.fixtures.noisy-refusal: refusing to load: the entry's own reason."])
+    }
+
+    @Test("lines a plugin logs while a host calls it go to that host's sink")
+    func linesGoToTheCallingHostsSink() throws {
+        let lines = SinkLines()
+        let manifest = try PluginManifest.load(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/plugins/token-misuse.json"))
+        let host = PluginHost(
+            catalog: PluginCatalog(plugins: [manifest]), loader: LibraryLoader(extraLibraryDirectories: [productsDirectory]), logSink: lines.sink)
+        let scheduler = Scheduler(scene: Scene(targets: ["t"]), registry: host)
+        try scheduler.commit(Transaction([.add(Plan(type: "MisuseTokens"), target: "t")]))
+        #expect(lines.all.contains { $0.contains("second terminate of") && $0.contains("MOTION_ERR_TOKEN_ALREADY_TERMINATED") })
     }
 }

@@ -167,7 +167,14 @@ final class HostContext: @unchecked Sendable {
     }
 }
 
-/// Where plugin log lines go: one sink for the process, set by the host application.
+/// Where plugin log lines go (`motion_host_v1.log`).
+///
+/// `log` takes no context, so a line is attributed by the thread it is logged on: while the host is
+/// calling into a plugin on a thread (the entry, `create_performer`, plans, frames, samples, destroy), the
+/// call's ``PluginLogRoute`` is the thread's, and the line goes to the sink of the ``PluginHost`` that made
+/// the call (and, during the entry call, is kept as the entry's own words). A line logged on a thread the
+/// host is not calling in on (a plugin's own thread) cannot be attributed: it goes to the process's
+/// default sink, ``setSink(_:)``, or to standard error.
 ///
 /// Thread rule: safe from any thread.
 public enum PluginLog {
@@ -177,21 +184,15 @@ public enum PluginLog {
         public var description: String { ["debug", "info", "warning", "error"][Int(rawValue)] }
     }
 
-    private static let sink = Mutex<(@Sendable (Level, String) -> Void)?>(nil)
-    private static let recent = Mutex<(count: Int, last: String?)>((0, nil))
+    /// A function that receives plugin log lines, already made safe for one line (``sanitized(_:)``).
+    public typealias Sink = @Sendable (Level, String) -> Void
 
-    /// A mark to pass to ``lastMessage(since:)``.
-    static func mark() -> Int { recent.withLock { $0.count } }
+    private static let defaultSink = Mutex<Sink?>(nil)
 
-    /// The last message logged after `mark`, if any.
-    static func lastMessage(since mark: Int) -> String? {
-        recent.withLock { $0.count > mark ? $0.last : nil }
-    }
-
-    /// Sets the function that receives every plugin log line (`motion_host_v1.log`), or `nil` to
-    /// write warnings and errors to standard error.
-    public static func setSink(_ newSink: (@Sendable (Level, String) -> Void)?) {
-        sink.withLock { $0 = newSink }
+    /// Sets the process's default sink: it receives the lines of hosts without a sink of their own and
+    /// the lines no host call can be blamed for; `nil` writes warnings and errors to standard error.
+    public static func setSink(_ newSink: Sink?) {
+        defaultSink.withLock { $0 = newSink }
     }
 
     /// A plugin's text made safe for one terminal line: control characters (newlines, escape sequences)
@@ -209,13 +210,63 @@ public enum PluginLog {
         return out
     }
 
+    /// The calling thread's route: the plugin call the host is making on it, if any.
+    private static let routeKey: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed: no thread-specific key for plugin log lines")
+        return key
+    }()
+
+    /// Runs `body` (a call into a plugin) with `route` as the calling thread's route; the previous route
+    /// comes back afterwards (calls nest: a plugin's emission reaches another plugin).
+    @inline(__always)
+    static func routing<R>(_ route: PluginLogRoute, _ body: () throws -> R) rethrows -> R {
+        let key = routeKey
+        let previous = pthread_getspecific(key)
+        pthread_setspecific(key, Unmanaged.passUnretained(route).toOpaque())
+        defer { pthread_setspecific(key, previous) }
+        return try body()
+    }
+
     static func write(_ level: Level, _ rawMessage: String) {
         let message = sanitized(rawMessage)
-        recent.withLock { $0 = ($0.count + 1, message) }
-        if let current = sink.withLock({ $0 }) {
+        if let raw = pthread_getspecific(routeKey) {
+            let route = Unmanaged<PluginLogRoute>.fromOpaque(raw).takeUnretainedValue()
+            route.capture(level, message)
+            if let sink = route.sink {
+                sink(level, message)
+                return
+            }
+        }
+        if let current = defaultSink.withLock({ $0 }) {
             current(level, message)
         } else if level.rawValue >= Level.warning.rawValue {
             FileHandle.standardError.write(Data("plugin \(level): \(message)\n".utf8))
         }
     }
+}
+
+/// Where the log lines of one host's calls into a plugin go: the host's sink (`nil`: the process's
+/// default), and, for an entry call, the lines themselves, so that a refusal quotes the plugin's own
+/// words for that call.
+///
+/// Thread rule: a route is the calling thread's only while a call runs (``PluginLog/routing(_:_:)``);
+/// the captured lines are touched on that thread alone. `@unchecked Sendable` for that reason.
+final class PluginLogRoute: @unchecked Sendable {
+    let sink: PluginLog.Sink?
+    private let isCapturing: Bool
+    /// The lines logged on the call's thread during the call, when capturing.
+    private(set) var captured: [(level: PluginLog.Level, message: String)] = []
+
+    init(sink: PluginLog.Sink?, capturing: Bool = false) {
+        self.sink = sink
+        self.isCapturing = capturing
+    }
+
+    func capture(_ level: PluginLog.Level, _ message: String) {
+        if isCapturing { captured.append((level, message)) }
+    }
+
+    /// The line a refusal quotes: the last error logged during the call, else its last line.
+    var reason: String? { (captured.last { $0.level == .error } ?? captured.last)?.message }
 }
