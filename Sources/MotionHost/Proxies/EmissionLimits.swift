@@ -17,9 +17,11 @@ enum EmissionLimits {
     /// that are direct members of an array that is a direct member of the root object (the
     /// `"operations"` array's elements). The count is exact for a well-formed transaction and at most
     /// the bytes' length for anything else; the scan stops at the first object over the cap.
-    /// - Parameter json: The plugin's buffer, valid during the call.
+    /// - Parameters:
+    ///   - json: The plugin's buffer, valid during the call.
+    ///   - operationLimit: The operation cap (``maximumOperations``; smaller in tests).
     /// - Returns: A one-line message naming the cap and the fix.
-    static func problem(json: UnsafeRawBufferPointer) -> String? {
+    static func problem(json: UnsafeRawBufferPointer, operationLimit: Int = maximumOperations) -> String? {
         if json.count > maximumBytes {
             return
                 "the emitted transaction is \(json.count) bytes, more than MOTION_EMIT_MAX_BYTES (\(maximumBytes)); nothing of it was applied. To fix, emit it as several smaller transactions"
@@ -52,9 +54,9 @@ enum EmissionLimits {
                     firstLevelIsArray = byte == UInt8(ascii: "[")
                 } else if depth == 3, byte == UInt8(ascii: "{"), rootIsObject, firstLevelIsArray {
                     operations += 1
-                    if operations > maximumOperations {
+                    if operations > operationLimit {
                         return
-                            "the emitted transaction has more than MOTION_EMIT_MAX_OPERATIONS (\(maximumOperations)) operations; nothing of it was applied. To fix, emit it as several smaller transactions"
+                            "the emitted transaction has more than MOTION_EMIT_MAX_OPERATIONS (\(operationLimit)) operations; nothing of it was applied. To fix, emit it as several smaller transactions"
                     }
                 }
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
