@@ -393,7 +393,10 @@ typedef struct motion_host_v1 {
      * level: MOTION_LOG_*. message: NUL-terminated UTF-8, caller-owned, valid during the call (the host
      * copies it); NULL is ignored. The function has no context argument, so the host cannot tell which
      * plugin called: begin the message with your plugin id ("org.example.setter: ..."). Callable before
-     * any performer exists, e.g. from motion_plugin_entry to say why it refuses.
+     * any performer exists, e.g. from motion_plugin_entry to say why it refuses. (This host attributes a
+     * line logged on the thread it is calling the plugin on to that call: an entry's refusal quotes the
+     * line the entry logged, not another thread's. A line from a thread of the plugin's own is not
+     * attributed.)
      */
     void (*log)(int32_t level, const char *message);
 
