@@ -31,7 +31,7 @@ func swiftFixture(_ name: String) -> Target {
 }
 let cFixturePlugins = [
     "FixtureCrashOnCreate", "FixtureHangOnAdd", "FixtureWrongABIMajor", "FixtureNoEntrySymbol", "FixtureRefuses",
-    "FixtureTestPerformers", "FixtureUpdateManyMismatch",
+    "FixtureTestPerformers", "FixtureUpdateManyMismatch", "FixtureLateCalls", "FixtureNoisyRefusal",
 ]
 let swiftFixturePlugins = ["FixtureTokenMisuse", "FixtureDeviceMotionEcho", "FixturePlanProbe"]
 
@@ -104,6 +104,8 @@ let package = Package(
         // MotionTesting's test performers across the C ABI, so runtime behaviour tests run through a plugin.
         cFixture("FixtureTestPerformers"),
         cFixture("FixtureUpdateManyMismatch"),
+        cFixture("FixtureLateCalls", exporting: "Tests/Fixtures/PluginSources/late-calls.map"),
+        cFixture("FixtureNoisyRefusal"),
         swiftFixture("FixtureTokenMisuse"),
         swiftFixture("FixtureDeviceMotionEcho"),
         swiftFixture("FixturePlanProbe"),

@@ -40,6 +40,9 @@ public struct PluginError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let wrongThread = Code(rawValue: -11)
         /// `MOTION_ERR_INTERNAL`: anything else.
         public static let `internal` = Code(rawValue: -12)
+        /// `MOTION_ERR_TOO_LARGE` (ABI 1.2): an emitted transaction is over `MOTION_EMIT_MAX_BYTES` or
+        /// `MOTION_EMIT_MAX_OPERATIONS`; nothing of it was done.
+        public static let tooLarge = Code(rawValue: -13)
 
         /// The C constant's name, e.g. `MOTION_ERR_INVALID_PLAN` (from `motion_status_name`).
         public var description: String { String(cString: motion_status_name(rawValue)) }

@@ -115,4 +115,36 @@ struct CompositionTests {
                     #"add RecordingPerformer@b {"n":\#($0),"type":"Record"}"#
                 })
     }
+
+    @Test func performerThatHandlesAFailedEmissionDoesNotFailItsOperation() throws {  // R22, the header's emit_transaction
+        let h = Harness { log in
+            let registry = TestPerformers.makeRegistry(log: log)
+            registry.register(planTypes: ["EmitAndHandle"], className: "HandlingPerformer") { HandlingPerformer(context: $0) }
+            return registry
+        }
+        try h.commit {
+            $0.add(plan("EmitAndHandle"), to: "a")
+            $0.add(plan("Record"), to: "b")
+        }
+        let performer = try #require(h.scheduler.performer(forTarget: "a", className: "HandlingPerformer") as? HandlingPerformer)
+        #expect(performer.handled?.code == .unknownPlanType)
+        #expect(h.calls.contains("add RecordingPerformer@b {\"type\":\"Record\"}"))
+    }
+}
+
+/// `EmitAndHandle`: emits a plan type nobody performs, keeps the error and returns normally.
+final class HandlingPerformer: ComposablePerforming {
+    var emitter: TransactionEmitter?
+    private(set) var handled: CommitError?
+    init(context: PerformerContext) {}
+    func setEmitter(_ emitter: TransactionEmitter) { self.emitter = emitter }
+    func addPlan(_ plan: Plan) throws {
+        var transaction = Transaction()
+        transaction.add(Plan(type: "NoSuchPlan"), to: "a")
+        do {
+            try emitter?.emit(transaction)
+        } catch {
+            handled = error
+        }
+    }
 }

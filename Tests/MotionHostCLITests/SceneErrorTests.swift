@@ -134,4 +134,58 @@ struct SceneErrorTests {
             result.standardError
                 == "error: \(option[1]): cannot create the output file: No such file or directory\n")
     }
+
+    @Test func performerThatHandlesAFailedEmissionDoesNotFailTheRun() throws {
+        // EmitUnknownPlan emits a plan type nobody performs, records the status and returns MOTION_OK.
+        let result = try MotionHost.runScene(["handled-emission.json"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = try result.jsonLines()
+        #expect(!lines.contains { $0["error"] != nil })
+        let summary = try #require(lines.last?["summary"] as? [String: Any])
+        #expect(summary["committedTransactions"] as? Int == 1)
+        #expect(summary["stoppedBecause"] as? String == "duration")
+        #expect((summary["finalValues"] as? [String: [String: Double]])?["t"]?["emissionStatus"] == -4)
+    }
+
+    @Test func queuedEmissionThatFailsIsReportedAndTheRunGoesOn() throws {
+        let emissions = MotionHost.pluginFixtures.appendingPathComponent("emissions").path
+        let result = try MotionHost.runScene(["queued-emission.json", "--plugin-path", emissions])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.errorLines.count == 1)
+        #expect(
+            result.errorLines.first?.hasPrefix(
+                "error: queued-emission.json: frame 0 (t = 0 s): a transaction emitted from another thread failed after its first operation was applied (it stays applied): "
+            ) == true, "\(result.standardError)")
+        #expect(result.errorLines.first?.contains("plan type \"NoSuchPlan\"") == true)
+        let lines = try result.jsonLines()
+        let error = try #require(lines.first { $0["error"] != nil })
+        #expect(error["frame"] as? Int == 0)
+        // The operation before the failing one was applied (frame 0), and the run went on to frame 3's commit.
+        let changes = lines.compactMap { line -> (Int, Double)? in
+            guard let frame = line["frame"] as? Int, let value = (line["changes"] as? [String: [String: Double]])?["t"]?["opacity"] else {
+                return nil
+            }
+            return (frame, value)
+        }
+        #expect(changes.map(\.0) == [0, 3])
+        #expect(changes.map(\.1) == [0.5, 1])
+        let summary = try #require(lines.last?["summary"] as? [String: Any])
+        #expect(summary["committedTransactions"] as? Int == 2)
+        #expect(summary["frames"] as? Int == 6)
+        #expect(summary["stoppedBecause"] as? String == "duration")
+    }
+
+    @Test func refusedTransactionWithAnAppliedOperationCountsAsPartlyCommitted() throws {
+        let result = try MotionHost.runScene(["partly-committed.json"])
+        #expect(result.status == 1)
+        #expect(
+            result.standardError.hasPrefix(
+                "error: partly-committed.json: $.transactions[0] (at 0.2 s, frame 2) after its first operation was applied (it stays applied): operation 1, target \"card\", plan type \"SetValu\""
+            ), "\(result.standardError)")
+        let lines = try result.jsonLines()
+        #expect((lines.first { $0["changes"] != nil }?["changes"] as? [String: [String: Double]]) == ["card": ["opacity": 0.25]])
+        let summary = try #require(lines.last?["summary"] as? [String: Any])
+        #expect(summary["committedTransactions"] as? Int == 0)
+        #expect(summary["partlyCommittedTransactions"] as? Int == 1)
+    }
 }

@@ -46,6 +46,9 @@
  *   History: 1.0 the first version. 1.1 appends motion_frames_v1.update_many (optional; a 1.0
  *   plugin's struct_size does not cover it, and the host then calls update per performer) and
  *   motion_host_v1.set_properties (a 1.0 host's struct_size does not cover it: use set_property).
+ *   1.2 adds the status MOTION_ERR_TOO_LARGE and the caps on an emitted transaction it reports
+ *   (MOTION_EMIT_MAX_BYTES, MOTION_EMIT_MAX_OPERATIONS); no struct changes. A 1.0 or 1.1 plugin that
+ *   meets the code treats it, as every unknown code, as a failure.
  *
  * ----------------------------------------------------------------------------------------------
  * Memory ownership
@@ -165,10 +168,10 @@ extern "C" {
 /** Major version of this ABI. A plugin and a host of different majors refuse each other. */
 #define MOTION_ABI_VERSION_MAJOR 1
 /** Minor version of this ABI. Minors only append (see "Versioning" above). */
-#define MOTION_ABI_VERSION_MINOR 1
-/** The packed version: (MAJOR << 16) | MINOR, a uint32_t. 1.1 is 0x00010001 (written as a literal so
+#define MOTION_ABI_VERSION_MINOR 2
+/** The packed version: (MAJOR << 16) | MINOR, a uint32_t. 1.2 is 0x00010002 (written as a literal so
  *  that Swift imports it as a constant; the static assertion below keeps it equal to the formula). */
-#define MOTION_ABI_VERSION 65537u
+#define MOTION_ABI_VERSION 65538u
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(MOTION_ABI_VERSION == ((MOTION_ABI_VERSION_MAJOR << 16) | MOTION_ABI_VERSION_MINOR),
                "MOTION_ABI_VERSION must equal (MAJOR << 16) | MINOR");
@@ -215,7 +218,8 @@ typedef int32_t motion_status;
 #define MOTION_ERR_TOKEN_ALREADY_TERMINATED (-5)
 /** token_terminate was called for a token this context never generated (including 0). No effect. */
 #define MOTION_ERR_UNKNOWN_TOKEN (-6)
-/** The scheduler behind this context has gone away (it is shutting down); the call had no effect. */
+/** The scheduler behind this context has gone away (it is shutting down), or the context's performer was
+ *  destroyed; the call had no effect. */
 #define MOTION_ERR_SCHEDULER_GONE (-7)
 /** An emitted transaction was malformed, or one of its operations failed (message names the operation). */
 #define MOTION_ERR_EMISSION_FAILED (-8)
@@ -228,6 +232,9 @@ typedef int32_t motion_status;
 #define MOTION_ERR_WRONG_THREAD (-11)
 /** Anything else: a failure inside the callee (out of memory, a broken invariant). The message says what. */
 #define MOTION_ERR_INTERNAL (-12)
+/** Since ABI 1.2. An emitted transaction is over MOTION_EMIT_MAX_BYTES or MOTION_EMIT_MAX_OPERATIONS;
+ *  nothing of it was done. The message names the cap. */
+#define MOTION_ERR_TOO_LARGE (-13)
 
 /**
  * The constant's name for a status code ("MOTION_OK", "MOTION_ERR_INVALID_PLAN", ...), or
@@ -249,9 +256,26 @@ static inline const char *motion_status_name(motion_status status) {
     case MOTION_ERR_BUFFER_TOO_SMALL: return "MOTION_ERR_BUFFER_TOO_SMALL";
     case MOTION_ERR_WRONG_THREAD: return "MOTION_ERR_WRONG_THREAD";
     case MOTION_ERR_INTERNAL: return "MOTION_ERR_INTERNAL";
+    case MOTION_ERR_TOO_LARGE: return "MOTION_ERR_TOO_LARGE";
     default: return "MOTION_ERR_UNRECOGNIZED";
     }
 }
+
+/* ============================================================================================== */
+/* Limits                                                                                         */
+/* ============================================================================================== */
+
+/** Since ABI 1.2. The most bytes of JSON one emit_transaction call may pass (1 MiB). A longer transaction is
+ *  refused with MOTION_ERR_TOO_LARGE before the host parses it. */
+#define MOTION_EMIT_MAX_BYTES 1048576u
+/** Since ABI 1.2. The most operations one emitted transaction may have. More are refused with
+ *  MOTION_ERR_TOO_LARGE before the host parses the transaction (it counts them in one pass over the bytes). */
+#define MOTION_EMIT_MAX_OPERATIONS 10000u
+/** How deeply plans may nest on the scheduler thread: a performer handling a plan (depth 1, as committed)
+ *  emits a transaction whose plan (depth 2) has a performer that emits again, and so on. A plan that would
+ *  be performed at depth MOTION_EMIT_MAX_DEPTH + 1 fails with MOTION_ERR_EMISSION_FAILED, naming the chain
+ *  (the host's Scheduler.maximumEmissionDepth). */
+#define MOTION_EMIT_MAX_DEPTH 32u
 
 /* ============================================================================================== */
 /* Errors                                                                                         */
@@ -313,7 +337,9 @@ typedef struct motion_performer motion_performer;
  * The host's per-performer context, owned by the host: one per performer. Valid from the moment
  * create_performer is entered until destroy_performer returns. A plugin keeps it to call the host
  * back; it must not use it after destroy_performer has returned (join or stop any plugin thread
- * that uses it before returning from destroy_performer).
+ * that uses it before returning from destroy_performer). A host that can tell (this one keeps a retired
+ * context for the life of the process) answers a call with a context whose performer was destroyed with
+ * MOTION_ERR_SCHEDULER_GONE (a negative id from property_id, "" from target_name) and does nothing.
  */
 typedef struct motion_host_context motion_host_context;
 
@@ -324,7 +350,8 @@ typedef struct motion_host_context motion_host_context;
  */
 typedef int32_t motion_property_id;
 
-/** An is-active token. 0 is never a valid token. Unique within a host process. */
+/** An is-active token. 0 is never a valid token. Unique within a scheduler; tokens are numbered
+ *  increasingly in the order they are generated. */
 typedef uint64_t motion_token;
 
 /** The most components a property value has (opacity 1, position 2, rotation 3, colour 4). */
@@ -366,7 +393,10 @@ typedef struct motion_host_v1 {
      * level: MOTION_LOG_*. message: NUL-terminated UTF-8, caller-owned, valid during the call (the host
      * copies it); NULL is ignored. The function has no context argument, so the host cannot tell which
      * plugin called: begin the message with your plugin id ("org.example.setter: ..."). Callable before
-     * any performer exists, e.g. from motion_plugin_entry to say why it refuses.
+     * any performer exists, e.g. from motion_plugin_entry to say why it refuses. (This host attributes a
+     * line logged on the thread it is calling the plugin on to that call: an entry's refusal quotes the
+     * line the entry logged, not another thread's. A line from a thread of the plugin's own is not
+     * attributed.)
      */
     void (*log)(int32_t level, const char *message);
 
@@ -377,13 +407,27 @@ typedef struct motion_host_v1 {
      *                    {"op":"addNamed","target":"card","name":"drag","plan":{...}},
      *                    {"op":"removeNamed","target":"card","name":"drag"}]}
      *   error: caller-owned, may be NULL; filled on failure.
+     * Limits (ABI 1.2), checked first, before the JSON is parsed: at most MOTION_EMIT_MAX_BYTES bytes and
+     * MOTION_EMIT_MAX_OPERATIONS operations, else MOTION_ERR_TOO_LARGE and nothing is done (a 1.0/1.1 host
+     * has no caps).
      * On the scheduler thread the transaction is performed synchronously, depth-first, before this
      * returns (also from inside add_plan), and the result reflects it: MOTION_ERR_EMISSION_FAILED
-     * (malformed JSON, a plan failing its manifest, an emission cycle or depth bound), or
-     * MOTION_ERR_UNKNOWN_PLAN_TYPE. Operations before a failing one stay applied.
-     * From any other thread the transaction is copied and queued, applied in order at the
-     * scheduler's next turn, and MOTION_OK means only "queued" (failures are then reported by the
-     * host's tracer/log). MOTION_ERR_SCHEDULER_GONE: nothing was done.
+     * (malformed JSON, a plan failing its manifest, a failing operation, an emission cycle or the depth
+     * bound), or MOTION_ERR_UNKNOWN_PLAN_TYPE. Operations before a failing one stay applied (and count as
+     * applied: the host traces them and their performers act on them); the failing one and those after it
+     * are not applied.
+     *   Depth and cycles: an emission made while a performer handles a plan nests inside that plan's
+     *   handling. A cycle is a plan of a type being performed on a target again inside its own handling
+     *   (A on "card" emits B, B emits A on "card"); it fails at once, naming the chain of plan types. An
+     *   emission nested deeper than MOTION_EMIT_MAX_DEPTH fails the same way. Neither overflows a stack.
+     *   The error is the performer's to handle: a performer that gets an error status here and returns
+     *   MOTION_OK (from add_plan, a frames update ...) has handled it, and its own operation succeeds; one
+     *   that returns the error fails its operation with the emission's message.
+     * From any other thread the transaction is checked against the limits, copied and queued, applied in
+     * order at the scheduler's next turn, and MOTION_OK means only "queued". A queued transaction that
+     * fails when applied fails alone (its operations before the failing one stay applied): the host
+     * reports it (motion-host writes an "error" line in the timeline and on standard error) and goes on.
+     * MOTION_ERR_SCHEDULER_GONE: the scheduler, or the performer of ctx, is gone; nothing was done.
      * MOTION_ERR_INVALID_ARGUMENT: ctx, json NULL or length 0.
      */
     motion_status (*emit_transaction)(motion_host_context *ctx, const char *json, size_t length,
@@ -405,8 +449,10 @@ typedef struct motion_host_v1 {
      * plugin's worker thread); the resulting idle transition is delivered on the scheduler thread.
      * MOTION_OK: terminated. MOTION_ERR_TOKEN_ALREADY_TERMINATED: the second (or later) terminate of one
      * token; nothing changes, the host does not trap. MOTION_ERR_UNKNOWN_TOKEN: never generated
-     * through this ctx (or 0). MOTION_ERR_SCHEDULER_GONE: the scheduler has gone; the host has
-     * already terminated the token itself.
+     * through this ctx (or 0). MOTION_ERR_SCHEDULER_GONE: the scheduler (or the performer) has gone; the
+     * host has already terminated the token itself.
+     * The host remembers the last 1024 tokens terminated through each ctx: a second terminate of an older
+     * one reports MOTION_ERR_UNKNOWN_TOKEN instead of MOTION_ERR_TOKEN_ALREADY_TERMINATED (still no effect).
      */
     motion_status (*token_terminate)(motion_host_context *ctx, motion_token token);
 
@@ -499,8 +545,9 @@ typedef struct motion_host_v1 {
      * (get_property, set_property, emit_transaction, token_generate, token_terminate) and before
      * returning from the plugin function in which the writes were made (update_many, update, add_plan …).
      * Each write is checked as set_property checks, in this order: ctx not NULL, count in
-     * 1...MOTION_PROPERTY_MAX_COMPONENTS, values finite (MOTION_ERR_INVALID_ARGUMENT); the ctx's scheduler
-     * runs on the calling thread (MOTION_ERR_WRONG_THREAD; writes may belong to performers of several
+     * 1...MOTION_PROPERTY_MAX_COMPONENTS, values finite (MOTION_ERR_INVALID_ARGUMENT); the ctx's performer
+     * still exists (MOTION_ERR_SCHEDULER_GONE); the ctx's scheduler runs on the calling thread
+     * (MOTION_ERR_WRONG_THREAD; writes may belong to performers of several
      * schedulers, so this is per write); the id was interned (MOTION_ERR_UNKNOWN_PROPERTY). A write that
      * fails a check is skipped; the writes after it are still applied.
      * Returns MOTION_OK when every write was applied (also for count 0, whatever writes is). Otherwise the

@@ -16,7 +16,9 @@ public final class TransactionEmitter: Sendable {
     /// - Returns: `true` if the transaction was performed (or queued, off the scheduler's thread);
     ///   `false` if the scheduler is gone and nothing was done (R26).
     /// - Throws: ``CommitError`` when performing the transaction fails (an unknown plan type, an emission
-    ///   cycle, R25 ...). The operation that emitted fails with that error too.
+    ///   cycle, R25 ...); operations before the failing one stay applied. The performer decides what that
+    ///   means: if it handles the error and returns normally, the operation that emitted succeeds; if it
+    ///   fails, the operation fails with this error (which names the cause and the chain).
     @discardableResult
     public func emit(_ transaction: Transaction) throws(CommitError) -> Bool {
         if let scheduler = inbox.schedulerOnItsThread {

@@ -31,8 +31,9 @@ public final class Scheduler {
     private var activeTokenCount = 0
     private var observers: [any ActivityObserver] = []
     private var tracers: [any Tracer] = []
-    private var handling: [(type: String, target: TargetID)] = []
-    private var emissionFailure: CommitError?
+    /// The plans being performed, outermost first (the emission chain, R25), each with the first
+    /// emission that failed inside its performer call, if any.
+    private var handling: [(type: String, target: TargetID, emissionFailure: CommitError?)] = []
     // Unretained: every record is kept alive by `performers`, for the scheduler's life. Saves a retain
     // and release per performer per frame.
     @exclusivity(unchecked) private var frameUpdaters: ContiguousArray<FrameUpdaterSlot> = []
@@ -176,9 +177,11 @@ public final class Scheduler {
             if error.code != .emissionCycle, error.code != .emissionTooDeep {
                 error.message = "a transaction emitted by \(description) failed: \(error.description)"
             }
-            // Inside a performer call, the operation that emitted fails too (even if the performer
-            // swallows the error); outside one, the emitter's caller has the error.
-            if !handling.isEmpty, emissionFailure == nil { emissionFailure = error }
+            // The emitting performer gets the error and decides: one that handles it (returns normally)
+            // does not fail its operation; one that fails is reported with this error (``performing``).
+            if !handling.isEmpty, handling[handling.count - 1].emissionFailure == nil {
+                handling[handling.count - 1].emissionFailure = error
+            }
             throw error
         }
     }
@@ -249,8 +252,9 @@ public final class Scheduler {
         trace(.namedPlanRemoved(name: name, performer: record.description))
     }
 
-    /// Runs a performer call for a plan, tracking the emission chain (R25) and failing the operation if
-    /// an emission inside it failed, even when the performer swallowed that error.
+    /// Runs a performer call for a plan, tracking the emission chain (R25). An emission that fails inside
+    /// the call fails the operation only if the performer fails too (it was told, and may handle it); the
+    /// operation then fails with the emission's own error, which names the cause and the chain.
     private func performing(_ plan: Plan, on target: TargetID, _ body: () throws -> Void) throws(CommitError) {
         if handling.contains(where: { $0.type == plan.type && $0.target == target }) {
             let chain = handling.map(\.type) + [plan.type]
@@ -267,12 +271,9 @@ public final class Scheduler {
                 message: "emissions nested deeper than \(Self.maximumEmissionDepth): \(chain.joined(separator: " → "))",
                 emissionChain: chain)
         }
-        let isOutermost = handling.isEmpty
-        handling.append((plan.type, target))
-        defer {
-            handling.removeLast()
-            if isOutermost { emissionFailure = nil }
-        }
+        handling.append((plan.type, target, nil))
+        let level = handling.count - 1
+        defer { handling.removeLast() }
         do {
             try body()
         } catch let error as CommitError {
@@ -280,12 +281,9 @@ public final class Scheduler {
         } catch {
             // A performer that fails because its emission failed (as a plugin reports an emission's
             // status) is reported with the emission's own error, which names the cause and the chain.
-            if isOutermost, let failure = emissionFailure { throw failure }
+            if let emissionFailure = handling[level].emissionFailure { throw emissionFailure }
             throw CommitError(
                 code: .performerRefused, message: "the performer refused the plan: \(error)", underlying: error)
-        }
-        if isOutermost, let failure = emissionFailure {
-            throw failure
         }
     }
 
@@ -436,7 +434,6 @@ public final class Scheduler {
                 } catch {
                     errors.append(error)
                 }
-                emissionFailure = nil
             case .tokenGenerated(let token, let owner): tokenGenerated(token, owner: owner)
             case .tokenTerminated(let id): tokenTerminated(id)
             }

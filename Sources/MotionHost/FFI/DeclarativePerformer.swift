@@ -64,19 +64,27 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
     let functions: DeclaredFunctions
     let context: HostContext
     let performer: UnsafeMutableRawPointer
+    /// Where the plugin's log lines from these calls go (the host's sink).
+    let logRoute: PluginLogRoute
 
     /// Calls the declared `create`.
     /// - Throws: ``PluginError`` `.creationFailed` when it returns NULL.
-    init(functions: DeclaredFunctions, context performerContext: PerformerContext) throws(PluginError) {
+    init(functions: DeclaredFunctions, context performerContext: PerformerContext, logRoute: PluginLogRoute = PluginLogRoute(sink: nil))
+        throws(PluginError)
+    {
         self.functions = functions
+        self.logRoute = logRoute
         let target = performerContext.target
         let context = HostContext(target: target, pluginDescription: functions.manifest.id)
         context.emitter = performerContext.emitter
         context.tokenGenerator = performerContext.tokenGenerator
         self.context = context
         guard
-            let performer = PluginCrashReport.calling(functions.cName, { functions.create(context.targetName, HostInterface.table, context.opaque) })
+            let performer = PluginLog.routing(
+                logRoute,
+                { PluginCrashReport.calling(functions.cName, { functions.create(context.targetName, HostInterface.table, context.opaque) }) })
         else {
+            context.retire()
             throw PluginError(
                 code: .creationFailed,
                 message: "the declared create function of performer class \(functions.className) returned NULL for target \"\(target.id.name)\"",
@@ -85,7 +93,11 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
         self.performer = performer
     }
 
-    deinit { PluginCrashReport.calling(functions.cName) { functions.destroy(performer) } }
+    deinit {
+        PluginLog.routing(logRoute) { PluginCrashReport.calling(functions.cName) { functions.destroy(performer) } }
+        // A plugin thread that calls the host with this context from now on gets MOTION_ERR_SCHEDULER_GONE.
+        context.retire()
+    }
 
     func setEmitter(_ emitter: TransactionEmitter) { context.emitter = emitter }
     func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { context.tokenGenerator = generator }
@@ -95,7 +107,10 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
             throw PluginError(code: .invalidDeclaration, message: "no function is declared for plan type \"\(plan.type)\"", for: functions.manifest)
         }
         var problem: String?
-        guard let status = PluginCrashReport.calling(functions.cName, { call.call(performer: performer, plan: plan, problem: &problem) }) else {
+        guard
+            let status = PluginLog.routing(
+                logRoute, { PluginCrashReport.calling(functions.cName, { call.call(performer: performer, plan: plan, problem: &problem) }) })
+        else {
             throw PluginError(code: .invalidDeclaration, message: problem ?? "the plan could not be converted", for: functions.manifest)
         }
         guard status == MOTION_OK else {
@@ -108,5 +123,7 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
         }
     }
 
-    func update(frame: Frame) { PluginCrashReport.calling(functions.cName) { functions.update?(performer, frame.time, frame.delta) } }
+    func update(frame: Frame) {
+        PluginLog.routing(logRoute) { PluginCrashReport.calling(functions.cName) { functions.update?(performer, frame.time, frame.delta) } }
+    }
 }

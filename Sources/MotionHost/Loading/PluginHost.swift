@@ -32,14 +32,25 @@ public final class PluginHost: PerformerRegistry {
         case failed(PluginError)
     }
 
+    /// Where the plugins' log lines from this host's calls go (`nil`: the process's default sink).
+    public let logSink: PluginLog.Sink?
+
     /// A host over a catalog.
     /// - Parameters:
     ///   - catalog: The discovered manifests.
     ///   - loader: How libraries are found, checked and opened.
-    public init(catalog: PluginCatalog, loader: LibraryLoader) {
+    ///   - logSink: Where the lines plugins log (`motion_host_v1.log`) while this host calls them go;
+    ///     `nil` sends them to the process's default sink (``PluginLog/setSink(_:)``, else standard error).
+    ///     Lines a plugin logs on threads of its own go to the default sink (see ``PluginLog``).
+    public init(catalog: PluginCatalog, loader: LibraryLoader, logSink: PluginLog.Sink? = nil) {
         self.catalog = catalog
         self.loader = loader
+        self.logSink = logSink
+        self.logRoute = PluginLogRoute(sink: logSink)
     }
+
+    /// The route of this host's calls into declarative plugins.
+    private let logRoute: PluginLogRoute
 
     public var planTypes: [String] { catalog.planTypes }
 
@@ -94,7 +105,8 @@ public final class PluginHost: PerformerRegistry {
                 plugin: entry, className: performer.className, context: context,
                 batchesFrames: !unbatchedTargets.contains(context.target.id))
         case .functions:
-            return try DeclarativePerformer(functions: try declaredFunctions(manifest, performer, library), context: context)
+            return try DeclarativePerformer(
+                functions: try declaredFunctions(manifest, performer, library), context: context, logRoute: logRoute)
         }
     }
 
@@ -112,7 +124,9 @@ public final class PluginHost: PerformerRegistry {
 
     /// Loads a plugin's library once: the trust checks and `dlopen` (``LibraryLoader``), then for a
     /// plugin with entry performers `motion_plugin_entry` and the ABI checks (``EntryPlugin``).
-    /// A failure is remembered, so a broken plugin is not retried on every commit.
+    /// A failure is remembered, so a broken plugin is not retried on every commit. The entry is called
+    /// once per process and library (``EntryRegistry``): a second host gets the first call's result, and
+    /// checks it against its own manifest.
     /// - Throws: ``PluginError``.
     @discardableResult
     public func load(_ manifest: PluginManifest) throws(PluginError) -> (LoadedLibrary, EntryPlugin?) {
@@ -126,9 +140,12 @@ public final class PluginHost: PerformerRegistry {
             var entry: EntryPlugin?
             if manifest.performers.contains(where: { $0.interface == .entry }) {
                 let symbol = try library.requiredSymbol(MOTION_PLUGIN_ENTRY_SYMBOL, for: manifest)
+                let cName = EntryPlugin.makeCName(name: manifest.id, manifest: manifest.url)
+                let outcome = EntryRegistry.outcome(
+                    for: library, entry: unsafeBitCast(symbol, to: motion_plugin_entry_fn.self), cName: cName, logSink: logSink)
                 entry = try EntryPlugin(
-                    entry: unsafeBitCast(symbol, to: motion_plugin_entry_fn.self), name: manifest.id, expectedID: manifest.id,
-                    manifest: manifest.url, library: manifest.library)
+                    outcome: outcome, name: manifest.id, cName: cName, expectedID: manifest.id, manifest: manifest.url,
+                    library: manifest.library, logSink: logSink)
             }
             loaded[manifest.id] = .library(library, entry: entry)
             return (library, entry)

@@ -15,6 +15,8 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
     private let frameUpdate: (@convention(c) (OpaquePointer?, UnsafePointer<motion_frame>?) -> Void)?
     /// The plugin's name for ``PluginCrashReport``, copied once for the per-frame path.
     private let pluginName: UnsafePointer<CChar>
+    /// The plugin's log route (the host's sink), copied once for the per-frame path.
+    private let logRoute: PluginLogRoute
     private var buffer: [UInt8] = []
     private var error = motion_error()
 
@@ -35,11 +37,15 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
         var error = motion_error()
         error.struct_size = UInt32(MemoryLayout<motion_error>.size)
         let created = className.withCString { classPointer in
-            PluginCrashReport.calling(plugin.cName) {
-                plugin.table.pointee.create_performer(classPointer, context.targetName, context.opaque, &error)
+            PluginLog.routing(plugin.logRoute) {
+                PluginCrashReport.calling(plugin.cName) {
+                    plugin.table.pointee.create_performer(classPointer, context.targetName, context.opaque, &error)
+                }
             }
         }
         guard let created else {
+            // The plugin may have kept ctx although it was refused: a later call must find it gone.
+            context.retire()
             let message = errorMessage(error)
             if error.status == MOTION_ERR_UNKNOWN_CLASS {
                 throw PluginError(
@@ -54,10 +60,15 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
         self.performer = created
         self.frameUpdate = plugin.frames?.pointee.update
         self.pluginName = plugin.cName
+        self.logRoute = plugin.logRoute
         self.error.struct_size = UInt32(MemoryLayout<motion_error>.size)
     }
 
-    deinit { PluginCrashReport.calling(plugin.cName) { plugin.table.pointee.destroy_performer(performer) } }
+    deinit {
+        PluginLog.routing(plugin.logRoute) { PluginCrashReport.calling(plugin.cName) { plugin.table.pointee.destroy_performer(performer) } }
+        // A plugin thread that calls the host with this context from now on gets MOTION_ERR_SCHEDULER_GONE.
+        context.retire()
+    }
 
     func setEmitter(_ emitter: TransactionEmitter) { context.emitter = emitter }
     func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { context.tokenGenerator = generator }
@@ -69,7 +80,9 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
         let status = buffer.withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
                 PlansInFlight.with(plan, bytes: chars) {
-                    PluginCrashReport.calling(plugin.cName) { plugin.table.pointee.add_plan(performer, chars.baseAddress, chars.count, &error) }
+                    PluginLog.routing(plugin.logRoute) {
+                        PluginCrashReport.calling(plugin.cName) { plugin.table.pointee.add_plan(performer, chars.baseAddress, chars.count, &error) }
+                    }
                 }
             }
         }
@@ -84,8 +97,10 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
             buffer.withUnsafeBufferPointer { bytes in
                 bytes.withMemoryRebound(to: CChar.self) { chars in
                     PlansInFlight.with(plan, bytes: chars) {
-                        PluginCrashReport.calling(plugin.cName) {
-                            plugin.table.pointee.add_named_plan(performer, namePointer, chars.baseAddress, chars.count, &error)
+                        PluginLog.routing(plugin.logRoute) {
+                            PluginCrashReport.calling(plugin.cName) {
+                                plugin.table.pointee.add_named_plan(performer, namePointer, chars.baseAddress, chars.count, &error)
+                            }
                         }
                     }
                 }
@@ -97,7 +112,9 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
     func removePlan(named name: String) throws {
         resetError()
         let status = name.withCString { namePointer in
-            PluginCrashReport.calling(plugin.cName) { plugin.table.pointee.remove_named_plan(performer, namePointer, &error) }
+            PluginLog.routing(plugin.logRoute) {
+                PluginCrashReport.calling(plugin.cName) { plugin.table.pointee.remove_named_plan(performer, namePointer, &error) }
+            }
         }
         try check(status, "remove_named_plan", nil)
     }
@@ -106,7 +123,7 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
         guard let frameUpdate else { return }
         var cFrame = motion_frame(
             struct_size: UInt32(MemoryLayout<motion_frame>.size), index: UInt64(frame.index), time: frame.time, delta: frame.delta)
-        PluginCrashReport.calling(pluginName) { frameUpdate(performer, &cFrame) }
+        PluginLog.routing(logRoute) { PluginCrashReport.calling(pluginName) { frameUpdate(performer, &cFrame) } }
     }
 
     /// The plugin, when it has `update_many` (ABI 1.1): the scheduler updates consecutive performers of
@@ -117,7 +134,7 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
     var frameBatchMember: OpaquePointer { performer }
 
     func receive(_ sample: UnsafePointer<motion_device_motion_sample>) {
-        PluginCrashReport.calling(plugin.cName) { plugin.deviceMotion?.pointee.receive(performer, sample) }
+        PluginLog.routing(plugin.logRoute) { PluginCrashReport.calling(plugin.cName) { plugin.deviceMotion?.pointee.receive(performer, sample) } }
     }
 
     var acceptsDeviceMotion: Bool { plugin.deviceMotion != nil }

@@ -18,6 +18,8 @@ public final class EntryPlugin: @unchecked Sendable {
     public let name: String
     /// `name` as a C string for ``PluginCrashReport``; it lives for the process, as the library does.
     let cName: UnsafePointer<CChar>
+    /// Where the log lines of the host's calls into the plugin go (the host's sink).
+    let logRoute: PluginLogRoute
     /// The manifest and library named in errors.
     let manifest: URL?
     let library: String?
@@ -27,30 +29,50 @@ public final class EntryPlugin: @unchecked Sendable {
     /// Calls a plugin's entry function and checks what it returns.
     ///
     /// Checks, each failing with a ``PluginError`` that names the manifest and library: the entry returns a table
-    /// (else the plugin refused, and the message quotes its last log line); `struct_size` covers every
-    /// version-1 field; the ABI majors match (both versions named); no required function is NULL; the
-    /// plugin id matches `expectedID` when given. The frames and device-motion extensions are taken
-    /// only when their `struct_size` covers their function and it is not NULL.
+    /// (else the plugin refused, and the message quotes the line it logged during that call, on the calling
+    /// thread); `struct_size` covers every version-1 field; the ABI majors match (both versions named); no
+    /// required function is NULL; the plugin id matches `expectedID` when given. The frames and device-motion
+    /// extensions are taken only when their `struct_size` covers their function and it is not NULL.
+    ///
+    /// This calls `entry` each time; a host calls a library's entry once per process through
+    /// ``EntryRegistry`` instead.
     /// - Parameters:
     ///   - entry: The library's `motion_plugin_entry`.
     ///   - name: The plugin's name for messages.
     ///   - expectedID: The id the manifest declares, if any.
     ///   - manifest: The manifest, for errors.
     ///   - library: The library as the manifest names it, for errors.
-    public init(
-        entry: motion_plugin_entry_fn, name: String, expectedID: String? = nil, manifest: URL? = nil, library: String? = nil
+    ///   - logSink: Where the plugin's log lines from the host's calls go (`nil`: the process's default,
+    ///     ``PluginLog/setSink(_:)``).
+    public convenience init(
+        entry: motion_plugin_entry_fn, name: String, expectedID: String? = nil, manifest: URL? = nil, library: String? = nil,
+        logSink: PluginLog.Sink? = nil
+    ) throws(PluginError) {
+        let cName = Self.makeCName(name: name, manifest: manifest)
+        let outcome = EntryRegistry.call(entry, cName: cName, logSink: logSink)
+        try self.init(
+            outcome: outcome, name: name, cName: cName, expectedID: expectedID, manifest: manifest, library: library, logSink: logSink)
+    }
+
+    static func makeCName(name: String, manifest: URL?) -> UnsafePointer<CChar> {
+        UnsafePointer(strdup(manifest.map { "\(name) (\($0.relativePath))" } ?? name)!)
+    }
+
+    /// Checks what a library's entry returned (``EntryRegistry``), as the public initializer says.
+    init(
+        outcome: EntryRegistry.Outcome, name: String, cName: UnsafePointer<CChar>, expectedID: String?, manifest: URL?,
+        library: String?, logSink: PluginLog.Sink?
     ) throws(PluginError) {
         self.name = name
-        self.cName = UnsafePointer(strdup(manifest.map { "\(name) (\($0.relativePath))" } ?? name)!)
+        self.cName = cName
         self.manifest = manifest
         self.library = library
+        self.logRoute = PluginLogRoute(sink: logSink)
         func failure(_ code: PluginError.Code, _ message: String) -> PluginError {
             PluginError(code: code, message: message, manifest: manifest, library: library)
         }
-        let logMark = PluginLog.mark()
-        let cName = self.cName
-        guard let table = PluginCrashReport.calling(cName, { entry(UInt32(MOTION_ABI_VERSION), HostInterface.table) }) else {
-            let reason = PluginLog.lastMessage(since: logMark).map { "; it logged: \($0)" } ?? " and logged no reason"
+        guard let table = outcome.table else {
+            let reason = outcome.refusal.map { "; it logged: \($0)" } ?? " and logged no reason"
             throw failure(.entryRefused, "motion_plugin_entry returned NULL\(reason)")
         }
         let plugin = table.pointee
@@ -123,16 +145,18 @@ public final class EntryPlugin: @unchecked Sendable {
 
 extension EntryPlugin: FrameBatch {
     /// Updates a run of this plugin's performers: one `update_many` call when the plugin has it, else
-    /// `update` per performer; either way under one ``PluginCrashReport`` mark.
+    /// `update` per performer; either way under one ``PluginCrashReport`` mark and log route.
     public func update(_ members: UnsafeBufferPointer<OpaquePointer>, frame: Frame) {
         guard let frames else { return }
         var cFrame = motion_frame(
             struct_size: UInt32(MemoryLayout<motion_frame>.size), index: UInt64(frame.index), time: frame.time, delta: frame.delta)
-        PluginCrashReport.calling(cName) {
-            if let updateMany {
-                members.withMemoryRebound(to: OpaquePointer?.self) { updateMany($0.baseAddress, $0.count, &cFrame) }
-            } else if let update = frames.pointee.update {
-                for member in members { update(member, &cFrame) }
+        PluginLog.routing(logRoute) {
+            PluginCrashReport.calling(cName) {
+                if let updateMany {
+                    members.withMemoryRebound(to: OpaquePointer?.self) { updateMany($0.baseAddress, $0.count, &cFrame) }
+                } else if let update = frames.pointee.update {
+                    for member in members { update(member, &cFrame) }
+                }
             }
         }
     }

@@ -7,14 +7,19 @@ import Synchronization
 /// token generator, and the tokens the plugin holds.
 ///
 /// Thread rule: the emitter, token generator and token table are safe from any thread (the header's
-/// `[thread-safe]` calls); the target is used on the scheduler's thread only (the header's
-/// `[scheduler-thread]` calls check the thread first). `@unchecked Sendable` because `target`,
-/// `emitter` and `tokenGenerator` are set on the scheduler's thread before the plugin can see this
-/// context from another thread, and `target` is only touched after the thread check.
+/// `[thread-safe]` calls, under one lock); the target is used on the scheduler's thread only (the
+/// header's `[scheduler-thread]` calls check the thread first). `@unchecked Sendable` because the target
+/// references and the thread are immutable, and everything mutable is behind `state` or atomic.
+///
+/// Lifetime: a context outlives its performer. When the performer is destroyed the proxy calls
+/// ``retire()``: the context lets go of its emitter, token generator and tokens, is marked gone, and is
+/// kept (about 200 bytes, for the life of the process), so that a plugin thread that calls the host with
+/// it afterwards — which the header forbids — gets `MOTION_ERR_SCHEDULER_GONE` instead of reading freed
+/// memory.
 final class HostContext: @unchecked Sendable {
     /// The performer's target and its scene, unretained: the scheduler holds the scene, the scene its
-    /// targets, and this context lives no longer than its performer, which lives no longer than the
-    /// scheduler (R42). Borrowing them per property call costs no retain.
+    /// targets, and the performer lives no longer than the scheduler (R42). Used only while ``isLive``
+    /// (checked first by every call): borrowing them per property call costs no retain.
     private let targetReference: Unmanaged<Target>
     private let sceneReference: Unmanaged<Scene>
     let schedulerThread: pthread_t
@@ -22,13 +27,23 @@ final class HostContext: @unchecked Sendable {
     let pluginDescription: String
     /// The target's name as a C string, owned here, valid for the context's life (`target_name`).
     let targetName: UnsafeMutablePointer<CChar>
-    var emitter: TransactionEmitter?
-    var tokenGenerator: IsActiveTokenGenerator?
-    private let tokens = Mutex(TokenTable())
+    /// False once the performer is destroyed (``retire()``); never true again.
+    private let live = Atomic<Bool>(true)
+    private let state = Mutex(State())
 
-    private struct TokenTable {
+    /// How many of a context's most recently terminated tokens it remembers (R33), so that a second
+    /// terminate of one of them reports `MOTION_ERR_TOKEN_ALREADY_TERMINATED`; an older one is forgotten
+    /// (see ``terminateToken(_:)``), so the table stays this small however many tokens a performer takes.
+    static let rememberedTerminations = 1024
+
+    private struct State {
+        var emitter: TransactionEmitter?
+        var tokenGenerator: IsActiveTokenGenerator?
         var live: [motion_token: IsActiveToken] = [:]
-        var terminated: Set<motion_token> = []
+        /// The last ``rememberedTerminations`` tokens terminated through this context, oldest first from
+        /// `next` (a ring).
+        var terminated: [motion_token] = []
+        var next = 0
     }
 
     init(target: Target, pluginDescription: String) {
@@ -41,6 +56,34 @@ final class HostContext: @unchecked Sendable {
 
     deinit { free(targetName) }
 
+    /// Whether the performer still exists. A relaxed load: on the scheduler's thread it is written in the
+    /// same thread's order; from another thread only the thread-safe calls use it, and they lock too.
+    @inline(__always)
+    var isLive: Bool { live.load(ordering: .relaxed) }
+
+    /// The emitter, set on the scheduler's thread before the first plan (R11).
+    var emitter: TransactionEmitter? {
+        get { state.withLock { $0.emitter } }
+        set { state.withLock { $0.emitter = newValue } }
+    }
+
+    /// The token generator, set on the scheduler's thread before the first plan (R11).
+    var tokenGenerator: IsActiveTokenGenerator? {
+        get { state.withLock { $0.tokenGenerator } }
+        set { state.withLock { $0.tokenGenerator = newValue } }
+    }
+
+    /// Marks the context gone once its performer is destroyed, drops what it held, and keeps the context
+    /// alive for the rest of the process (see the type's Lifetime note). Call once, on the scheduler's
+    /// thread, after `destroy_performer` (or a failed `create_performer`) returned.
+    func retire() {
+        state.withLock { state in
+            state = State()
+        }
+        live.store(false, ordering: .releasing)
+        _ = Unmanaged.passRetained(self)
+    }
+
     /// Runs `body` with the target borrowed.
     @inline(__always)
     func withTarget<R>(_ body: (Target) -> R) -> R { targetReference._withUnsafeGuaranteedRef(body) }
@@ -49,7 +92,8 @@ final class HostContext: @unchecked Sendable {
     @inline(__always)
     func withScene<R>(_ body: (Scene) -> R) -> R { sceneReference._withUnsafeGuaranteedRef(body) }
 
-    /// The pointer handed to the plugin. Valid while this context is alive (the proxy keeps it).
+    /// The pointer handed to the plugin. Valid for the life of the process once retired (the proxy keeps
+    /// it until then).
     var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
 
     static func from(_ pointer: OpaquePointer?) -> HostContext? {
@@ -70,36 +114,67 @@ final class HostContext: @unchecked Sendable {
 
     // MARK: Tokens ([thread-safe])
 
+    /// How many terminated tokens the context remembers now (at most ``rememberedTerminations``).
+    var rememberedTerminationCount: Int { state.withLock { $0.terminated.count } }
+
+    /// A new token, or `nil` when the scheduler or the performer is gone.
     func generateToken() -> motion_token? {
-        guard let token = tokenGenerator?.generate() else { return nil }
-        tokens.withLock { $0.live[token.id] = token }
-        return token.id
+        guard isLive, let generator = tokenGenerator, let token = generator.generate() else { return nil }
+        let kept = state.withLock { state in
+            // Retired meanwhile: the token is the scheduler's to end (it is gone or going).
+            guard isLive else { return false }
+            state.live[token.id] = token
+            return true
+        }
+        return kept ? token.id : nil
     }
 
+    /// Terminates a token generated through this context (R33, R36, R37).
+    /// - Returns: `MOTION_OK`; `MOTION_ERR_TOKEN_ALREADY_TERMINATED` for one of the last
+    ///   ``rememberedTerminations`` tokens terminated through this context; `MOTION_ERR_UNKNOWN_TOKEN` for
+    ///   0, an id never generated here, or a token terminated longer ago than that (forgotten: either way
+    ///   the call changes nothing); `MOTION_ERR_SCHEDULER_GONE` once the scheduler or the performer is gone.
     func terminateToken(_ id: motion_token) -> motion_status {
-        let token: IsActiveToken? = tokens.withLock { table in
+        enum Found { case live(IsActiveToken), terminated, unknown, gone }
+        let found: Found = state.withLock { table in
+            guard isLive else { return .gone }
             if let token = table.live.removeValue(forKey: id) {
-                table.terminated.insert(id)
-                return token
+                if table.terminated.count < Self.rememberedTerminations {
+                    table.terminated.append(id)
+                } else {
+                    table.terminated[table.next] = id
+                    table.next = (table.next + 1) % Self.rememberedTerminations
+                }
+                return .live(token)
             }
-            return nil
+            return id != 0 && table.terminated.contains(id) ? .terminated : .unknown
         }
-        guard let token else {
-            let wasTerminated = tokens.withLock { $0.terminated.contains(id) }
-            if wasTerminated { HostDiagnostics.recordDoubleTermination() }
-            return wasTerminated ? MOTION_ERR_TOKEN_ALREADY_TERMINATED : MOTION_ERR_UNKNOWN_TOKEN
-        }
-        do {
-            try token.terminate()
-            return MOTION_OK
-        } catch {
-            // Terminated by the host already: the scheduler went away and ended it (R37).
-            return MOTION_ERR_SCHEDULER_GONE
+        switch found {
+        case .gone: return MOTION_ERR_SCHEDULER_GONE
+        case .unknown: return MOTION_ERR_UNKNOWN_TOKEN
+        case .terminated:
+            HostDiagnostics.recordDoubleTermination()
+            return MOTION_ERR_TOKEN_ALREADY_TERMINATED
+        case .live(let token):
+            do {
+                try token.terminate()
+                return MOTION_OK
+            } catch {
+                // Terminated by the host already: the scheduler went away and ended it (R37).
+                return MOTION_ERR_SCHEDULER_GONE
+            }
         }
     }
 }
 
-/// Where plugin log lines go: one sink for the process, set by the host application.
+/// Where plugin log lines go (`motion_host_v1.log`).
+///
+/// `log` takes no context, so a line is attributed by the thread it is logged on: while the host is
+/// calling into a plugin on a thread (the entry, `create_performer`, plans, frames, samples, destroy), the
+/// call's ``PluginLogRoute`` is the thread's, and the line goes to the sink of the ``PluginHost`` that made
+/// the call (and, during the entry call, is kept as the entry's own words). A line logged on a thread the
+/// host is not calling in on (a plugin's own thread) cannot be attributed: it goes to the process's
+/// default sink, ``setSink(_:)``, or to standard error.
 ///
 /// Thread rule: safe from any thread.
 public enum PluginLog {
@@ -109,21 +184,15 @@ public enum PluginLog {
         public var description: String { ["debug", "info", "warning", "error"][Int(rawValue)] }
     }
 
-    private static let sink = Mutex<(@Sendable (Level, String) -> Void)?>(nil)
-    private static let recent = Mutex<(count: Int, last: String?)>((0, nil))
+    /// A function that receives plugin log lines, already made safe for one line (``sanitized(_:)``).
+    public typealias Sink = @Sendable (Level, String) -> Void
 
-    /// A mark to pass to ``lastMessage(since:)``.
-    static func mark() -> Int { recent.withLock { $0.count } }
+    private static let defaultSink = Mutex<Sink?>(nil)
 
-    /// The last message logged after `mark`, if any.
-    static func lastMessage(since mark: Int) -> String? {
-        recent.withLock { $0.count > mark ? $0.last : nil }
-    }
-
-    /// Sets the function that receives every plugin log line (`motion_host_v1.log`), or `nil` to
-    /// write warnings and errors to standard error.
-    public static func setSink(_ newSink: (@Sendable (Level, String) -> Void)?) {
-        sink.withLock { $0 = newSink }
+    /// Sets the process's default sink: it receives the lines of hosts without a sink of their own and
+    /// the lines no host call can be blamed for; `nil` writes warnings and errors to standard error.
+    public static func setSink(_ newSink: Sink?) {
+        defaultSink.withLock { $0 = newSink }
     }
 
     /// A plugin's text made safe for one terminal line: control characters (newlines, escape sequences)
@@ -141,13 +210,63 @@ public enum PluginLog {
         return out
     }
 
+    /// The calling thread's route: the plugin call the host is making on it, if any.
+    private static let routeKey: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed: no thread-specific key for plugin log lines")
+        return key
+    }()
+
+    /// Runs `body` (a call into a plugin) with `route` as the calling thread's route; the previous route
+    /// comes back afterwards (calls nest: a plugin's emission reaches another plugin).
+    @inline(__always)
+    static func routing<R>(_ route: PluginLogRoute, _ body: () throws -> R) rethrows -> R {
+        let key = routeKey
+        let previous = pthread_getspecific(key)
+        pthread_setspecific(key, Unmanaged.passUnretained(route).toOpaque())
+        defer { pthread_setspecific(key, previous) }
+        return try body()
+    }
+
     static func write(_ level: Level, _ rawMessage: String) {
         let message = sanitized(rawMessage)
-        recent.withLock { $0 = ($0.count + 1, message) }
-        if let current = sink.withLock({ $0 }) {
+        if let raw = pthread_getspecific(routeKey) {
+            let route = Unmanaged<PluginLogRoute>.fromOpaque(raw).takeUnretainedValue()
+            route.capture(level, message)
+            if let sink = route.sink {
+                sink(level, message)
+                return
+            }
+        }
+        if let current = defaultSink.withLock({ $0 }) {
             current(level, message)
         } else if level.rawValue >= Level.warning.rawValue {
             FileHandle.standardError.write(Data("plugin \(level): \(message)\n".utf8))
         }
     }
+}
+
+/// Where the log lines of one host's calls into a plugin go: the host's sink (`nil`: the process's
+/// default), and, for an entry call, the lines themselves, so that a refusal quotes the plugin's own
+/// words for that call.
+///
+/// Thread rule: a route is the calling thread's only while a call runs (``PluginLog/routing(_:_:)``);
+/// the captured lines are touched on that thread alone. `@unchecked Sendable` for that reason.
+final class PluginLogRoute: @unchecked Sendable {
+    let sink: PluginLog.Sink?
+    private let isCapturing: Bool
+    /// The lines logged on the call's thread during the call, when capturing.
+    private(set) var captured: [(level: PluginLog.Level, message: String)] = []
+
+    init(sink: PluginLog.Sink?, capturing: Bool = false) {
+        self.sink = sink
+        self.isCapturing = capturing
+    }
+
+    func capture(_ level: PluginLog.Level, _ message: String) {
+        if isCapturing { captured.append((level, message)) }
+    }
+
+    /// The line a refusal quotes: the last error logged during the call, else its last line.
+    var reason: String? { (captured.last { $0.level == .error } ?? captured.last)?.message }
 }

@@ -50,9 +50,18 @@ private let hostEmitTransaction:
             fill(errorOut, MOTION_ERR_INVALID_ARGUMENT, "emit_transaction needs a context and a non-empty JSON buffer")
             return MOTION_ERR_INVALID_ARGUMENT
         }
+        guard context.isLive else {
+            fill(errorOut, MOTION_ERR_SCHEDULER_GONE, "the performer of this context was destroyed; nothing was emitted")
+            return MOTION_ERR_SCHEDULER_GONE
+        }
         guard let emitter = context.emitter else {
             fill(errorOut, MOTION_ERR_INTERNAL, "this performer has no emitter")
             return MOTION_ERR_INTERNAL
+        }
+        // The caps, before any parsing: a transaction's size bounds what parsing and applying it cost.
+        if let problem = EmissionLimits.problem(json: UnsafeRawBufferPointer(start: json, count: length)) {
+            fill(errorOut, MOTION_ERR_TOO_LARGE, problem)
+            return MOTION_ERR_TOO_LARGE
         }
         do {
             let transaction = try Transaction(jsonData: Data(bytes: json, count: length))
@@ -90,6 +99,7 @@ private let hostTokenTerminate: @convention(c) (OpaquePointer?, motion_token) ->
 private let hostPropertyID: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?) -> motion_property_id = { ctx, name in
     guard let name, name.pointee != 0 else { return MOTION_ERR_INVALID_ARGUMENT }
     return HostContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
+        guard context.isLive else { return MOTION_ERR_SCHEDULER_GONE }
         guard context.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
         return context.withScene { $0.propertyID(String(cString: name)).rawValue }
     }
@@ -100,6 +110,10 @@ private let hostGetProperty:
         motion_status = { ctx, id, values, capacity, countOut in
             guard let countOut else { return MOTION_ERR_INVALID_ARGUMENT }
             return HostContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
+                guard context.isLive else {
+                    countOut.pointee = 0
+                    return MOTION_ERR_SCHEDULER_GONE
+                }
                 guard context.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
                 guard id >= 0, let value = context.withTarget({ $0[PropertyID(rawValue: id)] }) else {
                     countOut.pointee = 0
@@ -170,13 +184,14 @@ private func setProperty(_ write: UnsafePointer<motion_property_write>, thread: 
     return setProperty(ctx, write.pointee.property, value, thread: thread)
 }
 
-/// The checks that need the context (thread, then id), in the order the header gives, and the write,
+/// The checks that need the context (live, thread, then id), in the order the header gives, and the write,
 /// with the context and target borrowed. `thread` is the caller's `pthread_self()`, taken once per call.
 @inline(__always)
 private func setProperty(_ ctx: OpaquePointer, _ id: motion_property_id, _ value: PropertyValue, thread: pthread_t)
     -> motion_status
 {
     Unmanaged<HostContext>.fromOpaque(UnsafeRawPointer(ctx))._withUnsafeGuaranteedRef { context in
+        guard context.isLive else { return MOTION_ERR_SCHEDULER_GONE }
         guard context.schedulerThread == thread else { return MOTION_ERR_WRONG_THREAD }
         let property = PropertyID(rawValue: id)
         guard context.withScene({ $0.hasProperty(property) }) else { return MOTION_ERR_UNKNOWN_PROPERTY }
@@ -186,7 +201,7 @@ private func setProperty(_ ctx: OpaquePointer, _ id: motion_property_id, _ value
 }
 
 private let hostTargetName: @convention(c) (OpaquePointer?) -> UnsafePointer<CChar>? = { ctx in
-    guard let context = HostContext.from(ctx) else { return emptyCString }
+    guard let context = HostContext.from(ctx), context.isLive else { return emptyCString }
     return UnsafePointer(context.targetName)
 }
 

@@ -72,6 +72,7 @@ enum RunCommand {
         if let plot { runner.sinks.append(plot) }
         let progress = ProgressLine(settings: settings)
         runner.onFrame = { progress.update($0) }
+        runner.onError = { CommandLineTool.writeStandardError("error: \($0)\n") }
 
         var runError: MotionHostError?
         var summary: TimelineSummary?

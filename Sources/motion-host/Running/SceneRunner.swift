@@ -29,7 +29,9 @@ struct RunSettings {
 /// 1. every scene transaction due (its `at` ≤ the frame's time, within 1 ns) and not yet committed is
 ///    committed, in time order and then file order;
 /// 2. every ``FrameHook`` runs (`beforeFrame(time:scheduler:)`);
-/// 3. `scheduler.advanceFrame(to:)` applies pending work and updates the active performers;
+/// 3. `scheduler.advanceFrame(to:)` applies pending work and updates the active performers; a queued
+///    emission (made on another thread) that fails is reported (an `error` line, ``onError``) and the run
+///    goes on;
 /// 4. `scene.drainChanges()` gives the frame's changes, written if there are any.
 ///
 /// Activity transitions and (when tracing) tracer events are written as they happen, at the frame in
@@ -49,6 +51,11 @@ final class SceneRunner {
     var sinks: [any TimelineSink] = []
     /// Called after every frame (for the progress line).
     var onFrame: ((TimelinePoint) -> Void)?
+    /// Called with each failure that does not end the run (a queued emission that failed), after its
+    /// `error` line was written: the CLI prints it to standard error.
+    var onError: ((MotionHostError) -> Void)?
+    /// Scene transactions that failed after some of their operations were applied (R12).
+    private var partlyCommitted = 0
 
     private var point = TimelinePoint(frame: 0, time: 0)
     /// Set once the summary is written: events after it (the scheduler terminating tokens as it goes
@@ -114,10 +121,13 @@ final class SceneRunner {
                 do {
                     try scheduler.commit(timed.transaction)
                 } catch {
+                    // Operations before the failing one stay applied (R12): the summary counts the
+                    // transaction as partly committed, and the line says how much of it was applied.
+                    if error.appliedOperationCount > 0 { partlyCommitted += 1 }
                     throw fail(
                         MotionHostError(
                             .commitFailed, file: document.path,
-                            "$.transactions[\(timed.index)] (at \(JSONText.number(timed.at)) s, frame \(frame)): \(error)",
+                            "$.transactions[\(timed.index)] (at \(JSONText.number(timed.at)) s, frame \(frame))\(Self.applied(error)): \(error)",
                             underlying: error),
                         scene: scene, scheduler: scheduler, committed: next, frames: frame + 1)
                 }
@@ -137,14 +147,14 @@ final class SceneRunner {
                         scene: scene, scheduler: scheduler, committed: next, frames: frame + 1)
                 }
             }
-            let errors = scheduler.advanceFrame(to: time)
-            if let error = errors.first {
-                throw fail(
+            // A queued emission (from a plugin's own thread) that fails is the performer's failure, not the
+            // run's: the header's emit_transaction said only "queued". Reported, and the run goes on.
+            for error in scheduler.advanceFrame(to: time) {
+                report(
                     MotionHostError(
                         .emissionFailed, file: document.path,
-                        "frame \(frame) (t = \(JSONText.number(time)) s): a transaction emitted by a performer failed: \(error)",
-                        underlying: error),
-                    scene: scene, scheduler: scheduler, committed: next, frames: frame + 1)
+                        "frame \(frame) (t = \(JSONText.number(time)) s): a transaction emitted from another thread failed\(Self.applied(error)): \(error)",
+                        underlying: error))
             }
             writeChanges(scene)
             onFrame?(point)
@@ -154,6 +164,22 @@ final class SceneRunner {
             }
         }
         return finish(scene: scene, scheduler: scheduler, committed: next, frames: frame, reason: .duration)
+    }
+
+    /// `" after its first N operations were applied …"` when a failed transaction had some applied, else "".
+    private static func applied(_ error: CommitError) -> String {
+        let count = error.appliedOperationCount
+        switch count {
+        case 0: return ""
+        case 1: return " after its first operation was applied (it stays applied)"
+        default: return " after its first \(count) operations were applied (they stay applied)"
+        }
+    }
+
+    /// A failure that does not end the run: an `error` line in the timeline, and ``onError``.
+    private func report(_ error: MotionHostError) {
+        for sink in sinks { sink.failure(error.description, at: point) }
+        onError?(error)
     }
 
     private func writeChanges(_ scene: Scene) {
@@ -182,6 +208,7 @@ final class SceneRunner {
     ) -> TimelineSummary {
         let summary = TimelineSummary(
             frames: frames, duration: Double(max(frames - 1, 0)) / settings.frameRate, committedTransactions: committed,
+            partlyCommittedTransactions: partlyCommitted,
             finalValues: scene.targets.map { target in
                 (target.id.name, target.properties.map { ($0.name, $0.value) })
             },

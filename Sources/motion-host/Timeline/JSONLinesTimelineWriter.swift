@@ -10,8 +10,8 @@ import MotionCore
 /// | `trace` | a tracer event (with `--trace`): `{"trace": kind, "time", "frame", ...}`, kinds `committed`, `emitted`, `performerCreated`, `planAdded`, `namedPlanAdded`, `namedPlanRemoved`, `tokenGenerated`, `tokenTerminated`, `activityChanged` |
 /// | `activity` | the scheduler became `"active"` or `"idle"`: `{"activity": "active", "time", "frame"}` |
 /// | `frame` | the properties that changed in a frame: `{"frame": i, "time": t, "changes": {target: {property: value}}}` |
-/// | `error` | the run failed: `{"error": message, "time", "frame"}` |
-/// | `summary` | the last line: `{"summary": {"frames", "duration", "committedTransactions", "stoppedBecause", "activity", "finalValues": {target: {property: value}}}}` |
+/// | `error` | a failure, `{"error": message, "time", "frame"}`: the run failed (the summary follows), or a transaction emitted from a plugin's own thread failed when applied (the run goes on) |
+/// | `summary` | the last line: `{"summary": {"frames", "duration", "committedTransactions", "partlyCommittedTransactions", "stoppedBecause", "activity", "finalValues": {target: {property: value}}}}` |
 ///
 /// Values are a number (scalar) or an array of 2–4 numbers. Numbers use Swift's shortest
 /// round-trip form (integers without a fraction), so output is stable across runs. Times are seconds.
@@ -99,6 +99,7 @@ final class JSONLinesTimelineWriter: TimelineSink {
     func end(_ summary: TimelineSummary) {
         var line = "{\"summary\":{\"frames\":\(summary.frames),\"duration\":\(JSONText.number(summary.duration))"
         line += ",\"committedTransactions\":\(summary.committedTransactions)"
+        line += ",\"partlyCommittedTransactions\":\(summary.partlyCommittedTransactions)"
         line += ",\"stoppedBecause\":\"\(summary.stopReason.rawValue)\""
         line += ",\"activity\":\"\(summary.isActive ? "active" : "idle")\""
         line += ",\"finalValues\":{"

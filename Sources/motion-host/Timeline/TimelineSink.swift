@@ -17,7 +17,8 @@ protocol TimelineSink: AnyObject {
     func activity(isActive: Bool, at point: TimelinePoint)
     /// The properties that changed during a frame (called only for frames with changes).
     func frame(_ point: TimelinePoint, changes: [TimelineChange])
-    /// The run failed; `message` is the one-line error.
+    /// A failure; `message` is the one-line error. The run ends after it unless it was a failure that
+    /// does not end it (a queued emission that failed).
     func failure(_ message: String, at point: TimelinePoint)
     /// The run ended.
     func end(_ summary: TimelineSummary)
@@ -89,6 +90,9 @@ struct TimelineSummary {
     var duration: Double
     /// How many of the scene's transactions were committed.
     var committedTransactions: Int
+    /// How many failed after some of their operations were applied (those stay applied, R12): 0 or 1,
+    /// since a failed commit ends the run.
+    var partlyCommittedTransactions: Int = 0
     /// Every target's properties at the end, in scene order.
     var finalValues: [(target: String, properties: [(name: String, value: PropertyValue)])]
     /// Whether the scheduler was active at the end.
