@@ -106,6 +106,28 @@ private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
             "\(result.standardOutput)")
     }
 
+    @Test func runRefusesAPluginWhoseManifestOmitsTheFramesItsLibraryOffers() throws {
+        // The same copy of CPerformers' manifest, used by a run: refused as validate refuses it.
+        let source = try String(contentsOf: root.appendingPathComponent("manifests/cperformers.json"), encoding: .utf8)
+        let changed = source.replacingOccurrences(
+            of: #""capabilities": ["frames", "tokens"]"#, with: #""capabilities": ["tokens"]"#)
+        try #require(changed != source)
+        let folder = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try changed.write(to: folder.appendingPathComponent("cperformers.json"), atomically: true, encoding: .utf8)
+        let scene = folder.appendingPathComponent("nudge.json")
+        try Data(
+            #"{"sceneVersion": 1, "duration": 0.1, "targets": [{"name": "dot", "properties": {"x": [0]}}], "transactions": [{"at": 0, "operations": [{"op": "add", "target": "dot", "plan": {"type": "Nudge", "property": "x", "by": [1]}}]}]}"#
+                .utf8
+        ).write(to: scene)
+        let result = try MotionHost.run(["run", scene.path, "--plugin-path", folder.path], in: root)
+        #expect(result.status == 1)
+        #expect(
+            result.errorLines.first?.contains(
+                "the manifest does not describe the library, so it is not used: the library offers motion.frames/1, but no performer declares the capability frames"
+            ) == true, "\(result.standardError)")
+    }
+
     @Test func validateFailsACapabilityAPerformerUsesButDoesNotDeclare() throws {
         // FadePerformer emits a Tween; this copy of TweenKit's manifest takes its "composition" away.
         let result = try validateSample(

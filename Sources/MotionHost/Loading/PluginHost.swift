@@ -21,6 +21,10 @@ public final class PluginHost: PerformerRegistry {
     /// Targets whose entry performers are updated with `update` alone, never `update_many` (for
     /// `plugins validate`, which compares the two).
     var unbatchedTargets: Set<TargetID> = []
+    /// Whether ``load(_:)`` refuses a plugin whose manifest's capabilities disagree with the extensions its
+    /// library offers (``EntryPlugin/capabilityMismatches(with:)``), as a run does; `plugins validate` turns it
+    /// off to report them as a check of its own.
+    var refusesCapabilityMismatches = true
 
     private struct ClassKey: Hashable {
         let pluginID: String
@@ -135,7 +139,7 @@ public final class PluginHost: PerformerRegistry {
         case .failed(let error)?: throw error
         case nil: break
         }
-        do {
+        do throws(PluginError) {
             let library = try loader.load(manifest)
             var entry: EntryPlugin?
             if manifest.performers.contains(where: { $0.interface == .entry }) {
@@ -143,9 +147,18 @@ public final class PluginHost: PerformerRegistry {
                 let cName = EntryPlugin.makeCName(name: manifest.id, manifest: manifest.url)
                 let outcome = EntryRegistry.outcome(
                     for: library, entry: unsafeBitCast(symbol, to: motion_plugin_entry_fn.self), cName: cName, logSink: logSink)
-                entry = try EntryPlugin(
+                let plugin = try EntryPlugin(
                     outcome: outcome, name: manifest.id, cName: cName, expectedID: manifest.id, manifest: manifest.url,
                     library: manifest.library, logSink: logSink)
+                let mismatches = plugin.capabilityMismatches(with: manifest)
+                if refusesCapabilityMismatches, !mismatches.isEmpty {
+                    throw PluginError(
+                        code: .invalidInterface,
+                        message:
+                            "the manifest does not describe the library, so it is not used: \(mismatches.joined(separator: "; ")). plugins validate checks this too",
+                        for: manifest)
+                }
+                entry = plugin
             }
             loaded[manifest.id] = .library(library, entry: entry)
             return (library, entry)

@@ -137,6 +137,35 @@ public final class EntryPlugin: @unchecked Sendable {
     /// The plugin's `motion_frames_v1.update_many` (ABI 1.1), when its struct covers it and it is not NULL.
     let updateMany: (@convention(c) (UnsafePointer<OpaquePointer?>?, Int, UnsafePointer<motion_frame>?) -> Void)?
 
+    /// Where the manifest's capabilities and the extensions the library offers disagree, one sentence each
+    /// (with "To fix"): `frames` declared but no `motion.frames/1` offered, or offered but declared by no entry
+    /// performer; the same for `deviceMotion` and `motion.device-motion/1`. A run refuses such a plugin
+    /// (``PluginHost``), and `plugins validate` fails it.
+    /// - Parameter manifest: The plugin's manifest.
+    /// - Returns: The mismatches; empty when the manifest describes the library.
+    public func capabilityMismatches(with manifest: PluginManifest) -> [String] {
+        var problems: [String] = []
+        let declared = Set(manifest.performers.filter { $0.interface == .entry }.flatMap(\.capabilities))
+        if declared.contains(.frames), !hasFrames {
+            problems.append("the manifest declares the capability frames, but the library offers no motion.frames/1")
+        }
+        if declared.contains(.deviceMotion), !hasDeviceMotion {
+            problems.append("the manifest declares the capability deviceMotion, but the library offers no motion.device-motion/1")
+        }
+        // The other way: an extension no performer declares is a manifest that misdescribes its plugin.
+        if hasFrames, !declared.contains(.frames) {
+            problems.append(
+                "the library offers motion.frames/1, but no performer declares the capability frames. To fix, add \"frames\" to the \"capabilities\" of the performers it updates"
+            )
+        }
+        if hasDeviceMotion, !declared.contains(.deviceMotion) {
+            problems.append(
+                "the library offers motion.device-motion/1, but no performer declares the capability deviceMotion. To fix, add \"deviceMotion\" to the \"capabilities\" of the performers that take samples"
+            )
+        }
+        return problems
+    }
+
     /// Whether the plugin offers per-frame updates (`motion.frames/1`).
     public var hasFrames: Bool { frames != nil }
     /// Whether the plugin accepts device-motion samples (`motion.device-motion/1`).

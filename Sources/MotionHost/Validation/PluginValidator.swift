@@ -106,6 +106,7 @@ public final class PluginValidator {
 
         let catalog = PluginCatalog(plugins: [manifest])
         let host = PluginHost(catalog: catalog, loader: loader)
+        host.refusesCapabilityMismatches = false  // reported by the "extensions" check below instead
         var scanSeconds = 0.0
         guard
             check(
@@ -121,25 +122,7 @@ public final class PluginValidator {
         else { return false }
         _ = check("extensions") {
             guard let entry = try? host.load(manifest).1 else { throw Skip(reason: "no entry performers") }
-            var problems = entry.extensionProblems
-            let declared = Set(manifest.performers.filter { $0.interface == .entry }.flatMap(\.capabilities))
-            if declared.contains(.frames), !entry.hasFrames {
-                problems.append("the manifest declares the capability frames, but the library offers no motion.frames/1")
-            }
-            if declared.contains(.deviceMotion), !entry.hasDeviceMotion {
-                problems.append("the manifest declares the capability deviceMotion, but the library offers no motion.device-motion/1")
-            }
-            // The other way: an extension no performer declares is a manifest that misdescribes its plugin.
-            if entry.hasFrames, !declared.contains(.frames) {
-                problems.append(
-                    "the library offers motion.frames/1, but no performer declares the capability frames. To fix, add \"frames\" to the \"capabilities\" of the performers it updates"
-                )
-            }
-            if entry.hasDeviceMotion, !declared.contains(.deviceMotion) {
-                problems.append(
-                    "the library offers motion.device-motion/1, but no performer declares the capability deviceMotion. To fix, add \"deviceMotion\" to the \"capabilities\" of the performers that take samples"
-                )
-            }
+            let problems = entry.extensionProblems + entry.capabilityMismatches(with: manifest)
             guard problems.isEmpty else { throw Failure(description: problems.joined(separator: "; ")) }
             let frames = entry.updateMany != nil ? "motion.frames/1 (with update_many)" : "motion.frames/1"
             let offered = [entry.hasFrames ? frames : nil, entry.hasDeviceMotion ? "motion.device-motion/1" : nil].compactMap { $0 }
