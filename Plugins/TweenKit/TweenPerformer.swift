@@ -39,6 +39,12 @@ final class TweenPerformer: SinglePlanPerformer, FrameUpdating {
     func perform(_ tween: Tween, named name: String?) throws {
         let curve = try tween.validatedCurve()
         let property = try context.propertyID(named: tween.property)
+        // A vector of another length than the property's is a mistake in the plan, not a new shape for it.
+        if let current = try? context.value(of: property), current.count != tween.to.count {
+            throw PluginError.invalidPlan(
+                field: "to",
+                "has \(tween.to.count) components but \(tween.property) has \(current.count). To fix, give it \(current.count)")
+        }
         animations.removeAll { $0.property == property }
         animations.append(
             Animation(

@@ -16,7 +16,7 @@ struct VerticalMotionTests {
     }
 
     @Test func writesEverySampleToTheNamedProperty() async throws {
-        let harness = try DeviceMotionHarness(targets: [("card", [:])])
+        let harness = try DeviceMotionHarness(targets: [("card", ["bounce": 0])])
         try harness.commit(
             #"{"operations":[{"op":"add","target":"card","plan":{"type":"VerticalMotion","property":"bounce"}}]}"#)
         var values: [[Double]?] = []
@@ -146,7 +146,8 @@ struct ShakeDetectorTests {
 struct StreamTokenTests {
     @Test(arguments: ["Tiltable", "VerticalMotion", "ShakeDetector"])
     func takesATokenOnTheFirstSampleAndReleasesItAfterTheTimeout(planType: String) async throws {
-        let harness = try DeviceMotionHarness(targets: [("card", ["position": PropertyValue([0, 0])])])
+        let harness = try DeviceMotionHarness(
+            targets: [("card", ["position": PropertyValue([0, 0]), "verticalAcceleration": 0])])
         try harness.commit(#"{"operations":[{"op":"add","target":"card","plan":{"type":"\#(planType)","timeout":0.5}}]}"#)
         try await stream([motion(at: 0), motion(at: 0.01)], into: harness)
         #expect(harness.scheduler.outstandingTokenCount == 1)
@@ -162,7 +163,8 @@ struct StreamTokenTests {
 
     @Test(arguments: ["Tiltable", "VerticalMotion", "ShakeDetector"])
     func removingTheNamedPlanReleasesTheToken(planType: String) async throws {
-        let harness = try DeviceMotionHarness(targets: [("card", ["position": PropertyValue([0, 0])])])
+        let harness = try DeviceMotionHarness(
+            targets: [("card", ["position": PropertyValue([0, 0]), "verticalAcceleration": 0])])
         try harness.commit(#"{"operations":[{"op":"addNamed","name":"sensor","target":"card","plan":{"type":"\#(planType)"}}]}"#)
         try await stream([motion(at: 0)], into: harness)
         harness.frame(at: 0)

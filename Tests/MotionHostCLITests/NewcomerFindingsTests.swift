@@ -125,3 +125,44 @@ import Testing
         #expect(((summary["finalValues"] as? [String: Any])?["card"] as? [String: Any])?["opacity"] as? Double == 1)
     }
 }
+
+@Suite struct PropertyNameTests {
+    private func run(_ scene: String) throws -> MotionHostResult {
+        let folder = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("scene.json")
+        try Data(scene.utf8).write(to: file)
+        let root = MotionHost.fixtures.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return try MotionHost.run(["run", file.path, "--plugin-path", "manifests"], in: root)
+    }
+
+    private func scene(units: String = "{}", plan: String) -> String {
+        #"{"sceneVersion": 1, "duration": 0.1, "units": \#(units), "targets": [{"name": "card", "properties": {"position": [0, 0], "opacity": 1}}], "transactions": [{"at": 0, "operations": [{"op": "add", "target": "card", "plan": \#(plan)}]}]}"#
+    }
+
+    @Test func aMisspeltPropertyInAPlanFailsTheCommitNamingTheNearestOne() throws {
+        let result = try run(scene(plan: #"{"type": "Tween", "property": "postion", "to": [1, 2], "duration": 0.05}"#))
+        #expect(result.status == 1)
+        #expect(
+            result.errorLines.first?.hasSuffix(
+                #"operation 0, target "card", plan type "Tween": field "property": target "card" has no property "postion" (did you mean "position"?); its properties: opacity, position. To fix, name one of them, or give the target that property in the scene"#
+            ) == true, "\(result.standardError)")
+        #expect(!result.standardOutput.contains(#""changes""#))  // no such property was created
+    }
+
+    @Test func aVectorOfAnotherLengthThanThePropertyIsAnError() throws {
+        let result = try run(scene(plan: #"{"type": "Tween", "property": "position", "to": [1, 2, 3], "duration": 0.05}"#))
+        #expect(result.status == 1)
+        #expect(result.errorLines.first?.hasSuffix("to: has 3 components but position has 2. To fix, give it 2") == true, "\(result.standardError)")
+        #expect(!result.standardOutput.contains(#""changes""#))  // the property kept its shape: nothing was set
+    }
+
+    @Test func aUnitForAPropertyNoTargetHasIsATypo() throws {
+        let result = try run(scene(units: #"{"postion": "pt"}"#, plan: #"{"type": "Tween", "property": "opacity", "to": [0]}"#))
+        #expect(result.status == 1)
+        #expect(
+            result.errorLines.first?.hasSuffix(
+                #"$.units.postion: expected the name of a property a target declares (opacity, position); found "postion", which no target has (did you mean "position"?)"#
+            ) == true, "\(result.standardError)")
+    }
+}

@@ -323,10 +323,10 @@ import Testing
 
     @Test func standardCacheFileFollowsXDGCacheHome() {
         #expect(
-            DiscoveryCache.standard(environment: ["XDG_CACHE_HOME": "/c"]).url.path == "/c/motion/discovery-v2.cache")
+            DiscoveryCache.standard(environment: ["XDG_CACHE_HOME": "/c"]).url.path == "/c/motion/discovery-v3.cache")
         #expect(
             DiscoveryCache.standard(environment: ["HOME": "/home/u"]).url.path
-                == "/home/u/.cache/motion/discovery-v2.cache")
+                == "/home/u/.cache/motion/discovery-v3.cache")
     }
 
     // MARK: The project's own manifests

@@ -139,7 +139,7 @@ private let fieldsPath = "$.performers[0].plans[0].fields"
             .wrongType),
         BadManifest(
             field(2, "type"), "float",
-            "\(fieldsPath)[2].type: expected one of number, integer, boolean, string, vector, object, array; found \"float\"",
+            "\(fieldsPath)[2].type: expected one of number, integer, boolean, string, property, vector, object, array; found \"float\"",
             .invalidValue),
         BadManifest(
             field(2, "type"), nil, "\(fieldsPath)[2].type: expected a field type (a required field); found no value",

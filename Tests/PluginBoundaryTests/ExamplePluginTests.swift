@@ -32,7 +32,8 @@ struct ExamplePluginTests {
     }
 
     @Test func cSetterPluginSetsTheProperty() throws {
-        let scene = Scene(targets: ["card"])
+        let scene = Scene()
+        scene.addTarget("card", properties: ["opacity": 1])
         let scheduler = Scheduler(scene: scene, registry: try Self.host())
         try scheduler.commit(Transaction([.add(Plan(type: "Set", fields: ["property": "opacity", "value": 0.5]), target: "card")]))
         #expect(scene.target("card")?["opacity"] == 0.5)

@@ -23,7 +23,9 @@ struct UpdateManyTests {
 
     @Test("each run of a plugin's performers is one call in its place: a performer between runs sees the first run's writes only")
     func runsKeepTheUpdateOrder() throws {
-        let scene = Scene(targets: ["t0", "t1", "w", "t2", "t3"])
+        let scene = Scene(targets: ["w"])
+        // The tweens' targets have x (-1 until a tween writes it): a plan must name a property its target has.
+        for name in ["t0", "t1", "t2", "t3"] { scene.addTarget(TargetID(name), properties: ["x": -1]) }
         var watcher: Watcher?
         let watchers = InProcessRegistry()
         watchers.register(planTypes: ["Watch"], className: "Watcher") { _ in
@@ -42,7 +44,7 @@ struct UpdateManyTests {
             ]))
         scheduler.advanceFrame(to: 0)
         scheduler.advanceFrame(to: 0.5)
-        #expect(watcher?.seen == [[0, 0, nil, nil], [30, 30, 0, 0]])
+        #expect(watcher?.seen == [[0, 0, -1, -1], [30, 30, 0, 0]])
         #expect(["t0", "t1", "t2", "t3"].map { scene.target(TargetID($0))?["x"]?.scalar } == [30, 30, 30, 30])
         scheduler.advanceFrame(to: 1)
         #expect(scheduler.frameUpdatedPerformerCount == 1)  // the tweens are done; only the watcher runs

@@ -99,6 +99,7 @@ public final class PerformerClass {
     public let origin: String
     let make: (PerformerContext) throws -> any Performer
     let preparePlan: ((Plan) throws -> Plan)?
+    let checkPlanOnTarget: ((Plan, Target) throws -> Void)?
 
     /// Creates a performer class.
     /// - Parameters:
@@ -106,15 +107,20 @@ public final class PerformerClass {
     ///   - origin: Where it comes from, for errors and traces.
     ///   - preparePlan: Checks a plan before a performer sees it and may return it completed (for
     ///     example with defaults filled in). Throwing fails the operation before a performer is created.
+    ///   - checkPlanOnTarget: Checks a prepared plan against the target it is for (for example that a field
+    ///     naming a property names one the target has). Throwing fails the operation before a performer is
+    ///     created or sees the plan.
     ///   - make: Creates a performer for a target. Throwing fails the operation (R12).
     public init(
         name: String, origin: String = "in-process",
         preparePlan: ((Plan) throws -> Plan)? = nil,
+        checkPlanOnTarget: ((Plan, Target) throws -> Void)? = nil,
         make: @escaping (PerformerContext) throws -> any Performer
     ) {
         self.name = name
         self.origin = origin
         self.preparePlan = preparePlan
+        self.checkPlanOnTarget = checkPlanOnTarget
         self.make = make
     }
 }

@@ -207,7 +207,7 @@ public final class Scheduler {
         switch operation {
         case .add(let plan, let targetID):
             let target = try target(targetID)
-            let (performerClass, prepared) = try resolve(plan)
+            let (performerClass, prepared) = try resolve(plan, on: target)
             let record = try performerRecord(performerClass, target: target)
             try performing(prepared, on: target.id) { () throws -> Void in try record.performer.addPlan(prepared) }
             trace(.planAdded(prepared, performer: record.description))
@@ -215,7 +215,7 @@ public final class Scheduler {
         case .addNamed(let plan, let name, let targetID):
             try checkName(name)
             let target = try target(targetID)
-            let (performerClass, prepared) = try resolve(plan)
+            let (performerClass, prepared) = try resolve(plan, on: target)
             let key = NamedPlanKey(target: target.id, name: name)
             if let old = namedPlans[key] {
                 try remove(named: name, from: old, key: key)
@@ -302,11 +302,15 @@ public final class Scheduler {
         )
     }
 
-    private func resolve(_ plan: Plan) throws(CommitError) -> (PerformerClass, Plan) {
+    private func resolve(_ plan: Plan, on target: Target) throws(CommitError) -> (PerformerClass, Plan) {
         let performerClass = try performerClass(forPlanType: plan.type)
-        guard let prepare = performerClass.preparePlan else { return (performerClass, plan) }
+        guard performerClass.preparePlan != nil || performerClass.checkPlanOnTarget != nil else {
+            return (performerClass, plan)
+        }
         do {
-            return (performerClass, try prepare(plan))
+            let prepared = try performerClass.preparePlan?(plan) ?? plan
+            try performerClass.checkPlanOnTarget?(prepared, target)
+            return (performerClass, prepared)
         } catch let error as CommitError {
             throw error
         } catch {

@@ -34,6 +34,10 @@ public final class Scene {
         return id
     }
 
+    /// The interned id of a property name, or `nil` when no target of the scene has used that name (it is
+    /// not interned: a misspelt name stays unknown).
+    public func existingPropertyID(_ name: String) -> PropertyID? { propertyIDs[name] }
+
     /// Whether `id` was returned by ``propertyID(_:)`` of this scene.
     @inlinable
     public func hasProperty(_ id: PropertyID) -> Bool { id.rawValue >= 0 && Int(id.rawValue) < propertyCount }
@@ -147,6 +151,13 @@ public final class Target {
 
     /// The value of a property by name, or `nil` if this target has never had that property.
     public subscript(name: String) -> PropertyValue? { self[scene.propertyID(name)] }
+
+    /// Whether this target has a value for the property `name` (the scene gave it one, or a performer set
+    /// one). Interns nothing.
+    public func hasProperty(named name: String) -> Bool {
+        guard let id = scene.existingPropertyID(name) else { return false }
+        return self[id] != nil
+    }
 
     /// Sets a property's value; a value different from the current one is recorded as a change.
     public func setValue(_ value: PropertyValue, for property: PropertyID) {

@@ -162,7 +162,7 @@ final class CacheSession: @unchecked Sendable {
 /// path, status key, and the manifest's fields; last, a checksum of all that. Bump ``version`` whenever the layout or the manifest
 /// validation rules change, so that old caches are ignored.
 enum CacheFormat {
-    static let version: UInt32 = 2
+    static let version: UInt32 = 3
     static let magic: [UInt8] = Array("MOTIONDC".utf8)
 
     static func readEntries(path: String) -> ([UInt8], [String: CacheSession.Stored])? {

@@ -88,6 +88,7 @@ public final class PluginHost: PerformerRegistry {
                     throw CommitError(code: .invalidPlan, message: error.message, underlying: error)
                 }
             },
+            checkPlanOnTarget: Self.propertyCheck(plans),
             make: { [weak self] context in
                 guard let self else {
                     throw PluginError(code: .loadFailed, message: "the plugin host is gone", for: manifest)
@@ -96,6 +97,28 @@ public final class PluginHost: PerformerRegistry {
             })
         classes[key] = performerClass
         return performerClass
+    }
+
+    /// For plan types with fields of type `property`: a check that each names a property the target has
+    /// (with the nearest one suggested), so a typo fails the commit instead of creating a new property.
+    private static func propertyCheck(_ plans: [String: PlanManifest]) -> ((Plan, Target) throws -> Void)? {
+        let propertyFields = plans.compactMapValues { plan -> [String]? in
+            let names = plan.fields.filter { $0.type == .property }.map(\.name)
+            return names.isEmpty ? nil : names
+        }
+        guard !propertyFields.isEmpty else { return nil }
+        return { plan, target in
+            guard let fields = propertyFields[plan.type] else { return }
+            for field in fields {
+                guard case .string(let name)? = plan.fields[field], !target.hasProperty(named: name) else { continue }
+                let known = target.properties.map(\.name)
+                throw CommitError(
+                    code: .invalidPlan,
+                    message:
+                        "field \(JSONText.quoted(field)): target \(JSONText.quoted(target.id.name)) has no property \(JSONText.quoted(name))\(JSONText.suggestion(for: name, among: known)); its properties: \(known.isEmpty ? "none" : known.joined(separator: ", ")). To fix, name one of them, or give the target that property in the scene"
+                )
+            }
+        }
     }
 
     private func makePerformer(manifest: PluginManifest, performer: PerformerManifest, context: PerformerContext) throws -> any Performer {

@@ -6,7 +6,7 @@ import MotionCore
 ///
 /// Its ``description`` is one line, for example
 /// `manifests/tween.json: $.performers[0].plans[1].fields[2].type: expected one of number, integer,
-/// boolean, string, vector, object, array; found "float"`.
+/// boolean, string, property, vector, object, array; found "float"`.
 public struct ManifestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of problem this is. A struct over a private enum, so codes can be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {

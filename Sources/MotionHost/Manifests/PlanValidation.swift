@@ -172,6 +172,9 @@ extension FieldManifest {
             guard case .string = value else { return .wrongType }
             if let enumValues, !enumValues.contains(value) { return .notAllowed }
             return nil
+        case .property:
+            guard case .string(let name) = value, !name.isEmpty else { return .wrongType }
+            return nil
         case .vector:
             guard case .array(let items) = value else { return .wrongType }
             var problem: PlanValidationError.Code?

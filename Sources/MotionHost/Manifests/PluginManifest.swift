@@ -270,7 +270,7 @@ public enum CType: String, Sendable, Hashable, CaseIterable {
         case .double: [.number, .integer]
         case .int64: [.integer]
         case .bool: [.boolean]
-        case .string: [.string]
+        case .string: [.string, .property]
         }
     }
 }
@@ -285,6 +285,10 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable {
     case boolean
     /// A string.
     case string
+    /// The name of a property of the plan's target (a non-empty string, e.g. `"opacity"`). At commit the host
+    /// checks that the target has that property, so a typo (`"postion"`) is an error naming the nearest one,
+    /// not a new property.
+    case property
     /// An array of numbers: 1–4 items unless `minItems`/`maxItems` say otherwise.
     case vector
     /// Any JSON object (for example a transaction).
@@ -299,6 +303,7 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable {
         case .integer: "an integer"
         case .boolean: "a boolean"
         case .string: "a string"
+        case .property: "the name of one of the target's properties"
         case .vector: "a vector"
         case .object: "an object"
         case .array: "an array"

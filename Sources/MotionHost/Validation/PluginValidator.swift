@@ -164,7 +164,7 @@ public final class PluginValidator {
         let doubleTerminationsBefore = HostDiagnostics.doubleTerminations
         do {
             let scene = Scene()
-            let target = scene.addTarget("validator")
+            let target = scene.addTarget("validator", properties: Self.propertiesNamed(by: manifest))
             let tracer = EmissionRecorder()
             let scheduler = Scheduler(scene: scene, registry: host)
             scheduler.addTracer(tracer)
@@ -280,8 +280,8 @@ public final class PluginValidator {
     /// - Throws: ``Failure`` naming the first frame, property and both values that differ.
     private static func compareUpdateMany(of manifest: PluginManifest, host: PluginHost) throws -> String {
         let scene = Scene()
-        let batched = scene.addTarget("update-many")
-        let single = scene.addTarget("update")
+        let batched = scene.addTarget("update-many", properties: Self.propertiesNamed(by: manifest))
+        let single = scene.addTarget("update", properties: Self.propertiesNamed(by: manifest))
         host.unbatchedTargets.insert(single.id)
         defer { host.unbatchedTargets.remove(single.id) }
         let scheduler = Scheduler(scene: scene, registry: host)
@@ -316,6 +316,18 @@ public final class PluginValidator {
 
     /// The plan a manifest's schema describes with every default, and a value in range for each required
     /// field without one.
+    /// The properties the default plans' `property` fields name (their defaults, or the sample "opacity"),
+    /// each 0, for the validator's targets: the host refuses a plan naming a property its target lacks.
+    static func propertiesNamed(by manifest: PluginManifest) -> [String: PropertyValue] {
+        var properties: [String: PropertyValue] = ["opacity": 0]
+        for plan in manifest.performers.flatMap(\.plans) {
+            for field in plan.fields where field.type == .property {
+                if case .string(let name)? = defaultPlan(for: plan).fields[field.name] { properties[name] = 0 }
+            }
+        }
+        return properties
+    }
+
     static func defaultPlan(for plan: PlanManifest) -> Plan {
         var fields: [String: JSONValue] = [:]
         for field in plan.fields {
@@ -335,7 +347,7 @@ public final class PluginValidator {
         case .number: return .number(number)
         case .integer: return .number(number.rounded(.up))
         case .boolean: return .bool(false)
-        case .string: return .string("opacity")
+        case .string, .property: return .string("opacity")
         case .vector: return .array(Array(repeating: .number(number), count: field.itemRange.lowerBound))
         case .object: return .object([:])
         case .array: return .array([])

@@ -117,6 +117,18 @@ private struct SceneFields {
                 return Dictionary(uniqueKeysWithValues: members.map { ($0.key, $0.value) })
             } ?? [:]
         let targets = try r.required(root, "targets", expected: "an array of targets", targets)
+        // A unit is for a property some target declares: a key that names none is a typo.
+        let declared = Set(targets.flatMap { $0.properties.map(\.name) })
+        for key in units.keys.sorted() where !declared.contains(key) {
+            try r.at(.key("units")) { () throws(SceneFieldError) in
+                try r.at(.key(key)) { () throws(SceneFieldError) in
+                    throw r.fail(
+                        .unknownField,
+                        "expected the name of a property a target declares (\(declared.sorted().joined(separator: ", "))); found \(JSONText.quoted(key)), which no target has\(JSONText.suggestion(for: key, among: Array(declared)))"
+                    )
+                }
+            }
+        }
         let deviceMotion = try r.optional(root, "deviceMotion", deviceMotion)
         let transactions = try r.required(root, "transactions", expected: "an array of transactions") {
             (node) throws(SceneFieldError) in try self.transactions(node, targetNames: targets.map(\.name))
