@@ -153,7 +153,10 @@ let package = Package(
 
         // MARK: Benchmarks (release builds that print a table)
         .executableTarget(
-            name: "motion-benchmark", dependencies: ["MotionCore", "MotionHost", "MotionAnimation"], path: "Benchmarks/MotionBenchmark"),
+            name: "motion-benchmark", dependencies: ["MotionCore", "MotionHost", "MotionAnimation", "CTweenLimit"],
+            path: "Benchmarks/MotionBenchmark"),
+        // The hand-written limit of the Tween frame tick, in C (no fused multiply-adds, as in the Swift it matches).
+        .target(name: "CTweenLimit", path: "Benchmarks/TweenLimit", cSettings: [.unsafeFlags(["-ffp-contract=off"])]),
         // MARK: CLI
         .executableTarget(
             name: "motion-host",
@@ -162,7 +165,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
         // The runtime behaviours through the plugin boundary: dlopens the built fixture plugins, never links them.
-        .testTarget(name: "PluginBoundaryTests", dependencies: ["MotionCore", "MotionTesting", "MotionHost"]),
+        .testTarget(name: "PluginBoundaryTests", dependencies: ["MotionCore", "MotionTesting", "MotionHost", "CTweenLimit"]),
         .testTarget(name: "MotionHostCLITests", dependencies: ["MotionCore"], exclude: ["Fixtures"]),
         .testTarget(name: "MotionAnimationTests", dependencies: ["MotionAnimation"]),
         // Loads the built plugin products with dlopen; never links them (nor MotionPluginKit).
@@ -179,7 +182,7 @@ let package = Package(
 
 // Strict settings for every Swift target.
 let cTargets = Set(
-    ["CMotionABI", "CMotionPluginKitSupport", "CMotionHostSupport", "CMotionJSON", "CPerformers", "CDeclarative", "Setter", "Fader"]
+    ["CMotionABI", "CMotionPluginKitSupport", "CMotionHostSupport", "CMotionJSON", "CPerformers", "CDeclarative", "Setter", "Fader", "CTweenLimit"]
         + cFixturePlugins)
 for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []

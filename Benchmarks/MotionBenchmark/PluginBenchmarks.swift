@@ -28,7 +28,9 @@ struct PluginBenchmarks {
     /// A scene of `count` targets, each with a `Tween` long enough to run through every measured frame,
     /// performed by `registry`; returns a function that runs `frames` frames.
     static func runningTweens(registry: any PerformerRegistry, count: Int) throws -> (Int) throws -> Void {
-        let scene = Scene(targets: (0..<count).map { TargetID("card\($0)") })
+        // Each target declares x: the host refuses a plan naming a property its target lacks.
+        let scene = Scene()
+        for i in 0..<count { scene.addTarget(TargetID("card\(i)"), properties: ["x": 0]) }
         let scheduler = Scheduler(scene: scene, registry: registry)
         var transaction = Transaction()
         for i in 0..<count {
@@ -68,7 +70,14 @@ struct PluginBenchmarks {
     static func tweenFrameCosts(registries: [any PerformerRegistry], performers count: Int = 10_000, frames: Int = 60, rounds: Int = 21) throws
         -> FrameCosts
     {
-        let runs = try registries.map { try runningTweens(registry: $0, count: count) }
+        try tweenFrameCosts(runs: registries.map { try runningTweens(registry: $0, count: count) }, performers: count, frames: frames, rounds: rounds)
+    }
+
+    /// As ``tweenFrameCosts(registries:performers:frames:rounds:)``, for runners made already (a registry's
+    /// ``runningTweens(registry:count:)`` or the C limit's ``LimitBenchmarks/runningTweens(count:)``).
+    static func tweenFrameCosts(runs: [(Int) throws -> Void], performers count: Int, frames: Int = 60, rounds: Int = 21) throws
+        -> FrameCosts
+    {
         for run in runs { try run(frames) }  // warm-up
         var times = Array(repeating: [Double](), count: runs.count)
         for round in 0..<rounds {
@@ -100,7 +109,8 @@ struct PluginBenchmarks {
     /// Plans per second committed to existing performers of `registry`, one plan per transaction, plans
     /// cycling over 100 targets (manifest validation, JSON across the boundary, the plugin's parsing).
     static func plansPerSecond(registry: any PerformerRegistry, plan: (Int) -> Plan, plans: Int = 100_000) throws -> Double {
-        let scene = Scene(targets: (0..<100).map { TargetID("t\($0)") })
+        let scene = Scene()
+        for i in 0..<100 { scene.addTarget(TargetID("t\(i)"), properties: ["x": 0, "level": 0]) }
         let scheduler = Scheduler(scene: scene, registry: registry)
         let targets = (0..<100).map { TargetID("t\($0)") }
         var time = 0.0
@@ -150,6 +160,43 @@ struct PluginBenchmarks {
             else { throw BenchmarkError("the frame measurement printed \"\(output)\"") }
             return (inProcess, plugin, ratio)
         }
+    }
+
+    /// The frame tick at one scale, in one fresh process (`--profile-scale COUNT`): the C limit, the in-process
+    /// Tween and TweenKit, alternating, each with its ratio to the limit and its resident memory per performer
+    /// (the growth of the process's resident set while that side's scene was set up, over `count`).
+    static func freshProcessScale(count: Int) throws -> [(name: String, nanoseconds: Double, ratio: Double, bytes: Double)] {
+        let output = try runFreshProcess(arguments: ["--profile-scale", String(count)])
+        return try output.split(separator: "\n").map { line in
+            let words = line.split(separator: " ")
+            guard words.count == 4, let ns = Double(words[1]), let ratio = Double(words[2]), let bytes = Double(words[3]) else {
+                throw BenchmarkError("the scale measurement printed \"\(output)\"")
+            }
+            return (String(words[0]), ns, ratio, bytes)
+        }
+    }
+
+    /// `--profile-scale COUNT` in this process: lines "side ns ratio-to-limit bytes-per-performer".
+    static func profileScale(count: Int) throws -> String {
+        var bytes: [Double] = []
+        func measured(_ make: () throws -> (Int) throws -> Void) rethrows -> (Int) throws -> Void {
+            let before = LimitBenchmarks.residentBytes()
+            let run = try make()
+            bytes.append(Double(LimitBenchmarks.residentBytes() - before) / Double(count))
+            return run
+        }
+        let runs = [
+            try measured { try LimitBenchmarks.runningTweens(count: count) },
+            try measured { try runningTweens(registry: inProcessTweens(), count: count) },
+            try measured { try runningTweens(registry: try makeHost(), count: count) },
+        ]
+        // Fewer frames and rounds at the large scales, so a run stays within seconds.
+        let frames = count >= 1_000_000 ? 6 : count >= 100_000 ? 20 : 60
+        let rounds = count >= 1_000_000 ? 5 : count >= 100_000 ? 9 : 21
+        let costs = try tweenFrameCosts(runs: runs, performers: count, frames: frames, rounds: rounds)
+        return zip(["limit", "in-process", "plugin"], costs.medians.indices).map { name, i in
+            "\(name) \(costs.medians[i]) \(costs.ratios[i]) \(bytes[i])"
+        }.joined(separator: "\n")
     }
 
     /// Runs this benchmark again with `arguments` and returns what it printed, trimmed.

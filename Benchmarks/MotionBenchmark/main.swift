@@ -2,7 +2,7 @@
 // From the repository root:
 //     swift build -c release && .build/release/motion-benchmark
 // One measurement alone, for a profiler (perf record …):
-//     motion-benchmark --profile-tweens [COUNT] [in-process|plugin|both|alternating]   frame tick of running Tweens
+//     motion-benchmark --profile-tweens [COUNT] [in-process|plugin|limit|both|alternating]   frame tick of running Tweens
 //     motion-benchmark --profile-plans                                     Tween plans committed to TweenKit
 import Foundation
 import MotionCore
@@ -12,10 +12,21 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--measure-load
     exit(0)
 }
 
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--profile-scale", let count = Int(CommandLine.arguments[2]) {
+    print(try PluginBenchmarks.profileScale(count: count))
+    exit(0)
+}
+
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--profile-tweens" {
     let arguments = CommandLine.arguments
     let count = arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000
     let side = arguments.count > 3 ? arguments[3] : "both"
+    if side == "limit" {
+        let run = try LimitBenchmarks.runningTweens(count: count)
+        let seconds = try medianSeconds(runs: 21) { try run(60) }
+        print("limit", seconds * 1e9 / Double(60 * count))
+        exit(0)
+    }
     if side == "alternating" {
         let registries: [any PerformerRegistry] = [PluginBenchmarks.inProcessTweens(), try PluginBenchmarks.makeHost()]
         let costs = try PluginBenchmarks.tweenFrameCosts(registries: registries, performers: count)
@@ -38,8 +49,10 @@ if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-plan
 
 let usage = """
     usage: motion-benchmark                      the whole table (run from the repository root, release build)
-           motion-benchmark --profile-tweens [COUNT] [in-process|plugin|both|alternating]
+           motion-benchmark --profile-tweens [COUNT] [in-process|plugin|limit|both|alternating]
                                                  the frame tick of COUNT (10000) running Tweens, for a profiler
+           motion-benchmark --profile-scale COUNT
+                                                 the limit, in-process and plugin ticks at one scale, with memory
            motion-benchmark --profile-plans      Tween plans committed to TweenKit, for a profiler
            motion-benchmark --measure-load MANIFEST
                                                  one library's trust checks + dlopen + entry + ABI, in ms
@@ -79,6 +92,23 @@ frames.add([
     "\(format(ratios.first!, 2))–\(format(ratios.last!, 2))",
 ])
 print(frames.render())
+print()
+
+var scales = Table(header: [
+    "frame tick by scale (one process per scale, alternating)", "ns per performer per frame", "÷ C limit", "resident bytes per performer",
+])
+for count in [100, 10_000, 100_000, 1_000_000] {
+    for side in try PluginBenchmarks.freshProcessScale(count: count) {
+        let name =
+            switch side.name {
+            case "limit": "hand-written C loop (structure of arrays), \(count.formatted()) Tweens"
+            case "in-process": "in-process Tween performer, \(count.formatted())"
+            default: "TweenKit plugin, \(count.formatted())"
+            }
+        scales.add([name, format(side.nanoseconds, 1), format(side.ratio, 2), format(side.bytes, 0)])
+    }
+}
+print(scales.render())
 print()
 
 let host = try PluginBenchmarks.makeHost()

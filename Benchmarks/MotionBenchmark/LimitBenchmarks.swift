@@ -1,0 +1,43 @@
+import CTweenLimit
+import Foundation
+import MotionCore
+
+/// The hand-written limit of the Tween frame tick (Benchmarks/TweenLimit, plain C over a structure of arrays,
+/// bit for bit the runtime's results: PluginBoundaryTests' TweenLimitTests), measured like the runtime's sides.
+enum LimitBenchmarks {
+    /// `count` running tweens in the C loop, the benchmark's Tween (0 → 1000 over 3000 s, easeInOut); returns a
+    /// function that runs `frames` frames and checks that every tween moved on every frame.
+    static func runningTweens(count: Int) throws -> (Int) throws -> Void {
+        guard let tweens = ctweenlimit_create(count) else { throw BenchmarkError("out of memory for \(count) tweens") }
+        for i in 0..<count { ctweenlimit_set(tweens, i, 0, 1000, 3000, 0, CTWEENLIMIT_EASE_IN_OUT) }
+        let box = TweensBox(tweens)
+        var time = 0.0
+        _ = ctweenlimit_frame(tweens, time)
+        return { frames in
+            var changes = 0
+            for _ in 0..<frames {
+                time += 1.0 / 60
+                changes += ctweenlimit_frame(box.tweens, time)
+            }
+            guard changes == frames * count, ctweenlimit_running(box.tweens) == count else {
+                throw BenchmarkError("the C loop moved \(changes) of \(frames * count) values")
+            }
+        }
+    }
+
+    /// Owns the C tweens for as long as the runner that uses them.
+    final class TweensBox {
+        let tweens: OpaquePointer
+        init(_ tweens: OpaquePointer) { self.tweens = tweens }
+        deinit { ctweenlimit_destroy(tweens) }
+    }
+
+    /// This process's resident set size, bytes (`VmRSS` in /proc/self/status).
+    static func residentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
+        return kilobytes * 1024
+    }
+}
