@@ -14,6 +14,11 @@ func exporting(only versionScript: String) -> [LinkerSetting] {
     ]
 }
 let entryOnly = exporting(only: "Plugins/entry-only.map")
+/// Debug information as DWARF 4 for the C and C++ targets linked into the host and the benchmarks: Debian 12's
+/// valgrind (3.19) gives up on a binary with any DWARF 5 unit, which clang writes by default, and the
+/// benchmark's instruction counts come from callgrind. (Swift targets already use DWARF 4.)
+let dwarf4: [CSetting] = [.unsafeFlags(["-gdwarf-4"])]
+let dwarf4CXX: [CXXSetting] = [.unsafeFlags(["-gdwarf-4"])]
 /// A C fixture plugin for the host's validator and tests, in Tests/Fixtures/PluginSources/<name>.
 func cFixture(
     _ name: String, exporting versionScript: String = "Plugins/entry-only.map",
@@ -114,7 +119,7 @@ let package = Package(
         // simdjson (Debian libsimdjson-dev) behind plain C functions: the one JSON parser of the runtime and
         // the host. The define mirrors `pkg-config --cflags simdjson` (it changes simdjson's parser layout).
         .target(
-            name: "CMotionJSON", cxxSettings: [.define("SIMDJSON_THREADS_ENABLED", to: "1")],
+            name: "CMotionJSON", cSettings: dwarf4, cxxSettings: [.define("SIMDJSON_THREADS_ENABLED", to: "1")] + dwarf4CXX,
             linkerSettings: [.linkedLibrary("simdjson")]),
 
         // MARK: Core runtime
@@ -126,7 +131,7 @@ let package = Package(
         // libcrypto (OpenSSL) for the SHA-256 of a plugin library before it is loaded.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // glibc's GNU extensions MotionHost needs (dladdr1, dlinfo, memfd_create, file seals), in C.
-        .target(name: "CMotionHostSupport"),
+        .target(name: "CMotionHostSupport", cSettings: dwarf4),
         .target(
             name: "MotionHost",
             dependencies: ["MotionCore", "MotionFiles", "CMotionABI", "CLibFFI", "COpenSSL", "CMotionHostSupport"]),
@@ -156,7 +161,8 @@ let package = Package(
             name: "motion-benchmark", dependencies: ["MotionCore", "MotionHost", "MotionAnimation", "CTweenLimit"],
             path: "Benchmarks/MotionBenchmark"),
         // The hand-written limit of the Tween frame tick, in C (no fused multiply-adds, as in the Swift it matches).
-        .target(name: "CTweenLimit", path: "Benchmarks/TweenLimit", cSettings: [.unsafeFlags(["-ffp-contract=off"])]),
+        .target(
+            name: "CTweenLimit", path: "Benchmarks/TweenLimit", cSettings: [.unsafeFlags(["-ffp-contract=off"])] + dwarf4),
         // MARK: CLI
         .executableTarget(
             name: "motion-host",
