@@ -108,6 +108,15 @@ func system_writeFile(_ path: String, _ bytes: UnsafeRawBufferPointer) throws(Er
     try system_writeAll(fd, bytes)
 }
 
+/// Copies up to `count` bytes from the current offset of `input` to `output`, in the kernel. Wraps
+/// `sendfile(2)`.
+/// - Returns: The number of bytes copied; 0 at the end of `input`.
+func system_sendfile(to output: Int32, from input: Int32, count: Int) throws(Errno) -> Int {
+    let n = retryingInterrupts { sendfile(output, input, nil, count) }
+    if n < 0 { throw Errno.current }
+    return n
+}
+
 /// Writes all of `bytes` to an open descriptor, however many `write(2)` calls it takes.
 func system_writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
     var offset = 0

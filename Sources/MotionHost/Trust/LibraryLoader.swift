@@ -166,15 +166,7 @@ public struct LibraryLoader: Sendable {
                 }
                 return existing
             }
-            let bytes: [UInt8]
-            do throws(FileReadError) {
-                bytes = try RegularFile.read(file, path: path, limit: FileSizeLimit.library, what: "the library")
-            } catch {
-                throw PluginError(
-                    code: error.code == .tooLarge ? .tooLarge : .unreadable, message: error.message, for: manifest,
-                    underlying: error)
-            }
-            let sealed = try sealedCopy(of: bytes, path: path, manifest: manifest)
+            let sealed = try sealedCopy(of: file, path: path, manifest: manifest)
             var keepOpen = false
             defer { if !keepOpen { system_close(sealed) } }
             var digest: String?
@@ -264,8 +256,16 @@ public struct LibraryLoader: Sendable {
         }
     }
 
-    /// Copies `bytes` into a new memory file and seals it against every change.
-    private func sealedCopy(of bytes: [UInt8], path: String, manifest: PluginManifest) throws(PluginError) -> Int32 {
+    /// Copies the open library into a new memory file, in the kernel (`sendfile(2)`: no buffer in this
+    /// process), refusing more than ``MotionFiles/FileSizeLimit/library`` bytes even if the file grows while it
+    /// is copied, and seals the copy against every change.
+    private func sealedCopy(of file: OpenRegularFile, path: String, manifest: PluginManifest) throws(PluginError) -> Int32 {
+        let tooLarge = PluginError(
+            code: .tooLarge,
+            message:
+                "the library is larger than the \(FileSizeLimit.describe(FileSizeLimit.library)) the host reads for it; it was not read. To fix, check that this is the right file",
+            for: manifest)
+        if file.size > Int64(FileSizeLimit.library) { throw tooLarge }
         let name = "motion-plugin:" + (path.split(separator: "/").last.map(String.init) ?? "library")
         let fd = cmotionhost_memfd_create(name)
         if fd < 0 {
@@ -274,20 +274,24 @@ public struct LibraryLoader: Sendable {
                 code: .loadFailed, message: "cannot make a sealed copy of \(path) (memfd_create: \(error))", for: manifest,
                 underlying: error)
         }
-        // (A closure with typed throws here crashes the 6.3.1 compiler's IR generation: return the error.)
-        let failure = bytes.withUnsafeBytes { (buffer) -> Errno? in
-            do throws(Errno) {
-                try system_writeAll(fd, buffer)
-                return nil
+        var copied = 0
+        while true {
+            let n: Int
+            do {
+                // One byte more than the limit is asked for, so a file that grew past it is noticed.
+                n = try system_sendfile(to: fd, from: file.descriptor, count: FileSizeLimit.library + 1 - copied)
             } catch {
-                return error
+                system_close(fd)
+                throw PluginError(
+                    code: .unreadable, message: "cannot copy \(path) into a sealed memory file (sendfile: \(error))",
+                    for: manifest, underlying: error)
             }
-        }
-        if let error = failure {
-            system_close(fd)
-            throw PluginError(
-                code: .loadFailed, message: "cannot make a sealed copy of \(path) (write: \(error))", for: manifest,
-                underlying: error)
+            if n == 0 { break }
+            copied += n
+            if copied > FileSizeLimit.library {
+                system_close(fd)
+                throw tooLarge
+            }
         }
         if cmotionhost_seal(fd) != 0 {
             let error = Errno.current
