@@ -95,6 +95,19 @@ private struct HostileManifest {
         #expect(catalog.problems.first?.message.hasSuffix("it was not read. To fix, run chmod go-w \(open.path)") == true)
     }
 
+    @Test func aManifestLinkedFromATrustedFolderIsJudgedWhereItLeads() throws {
+        let root = TemporaryFolder()
+        let open = root.folder("open")
+        let real = root.write("open/fixture.json", Fixtures.tweenManifest(library: "libfixture.so"))
+        chmod(open.path, 0o777)
+        let plugins = root.folder("plugins")
+        #expect(symlink(real.path, plugins.appendingPathComponent("fixture.json").path) == 0)
+        let catalog = PluginCatalog.discover(searchPath: PluginSearchPath(directories: [plugins]))
+        #expect(catalog.plugins.isEmpty)
+        #expect(catalog.problems.map(\.code) == [.untrusted])
+        #expect(catalog.problems.first?.message.hasPrefix("the folder \(open.path) is writable by group or others") == true)
+    }
+
     @Test func aWorldWritableFolderFurtherUpIsRefused() throws {
         let root = TemporaryFolder()
         let parent = root.folder("shared")

@@ -149,7 +149,7 @@ public struct PluginCatalog: Sendable {
         var trustedFolders: Set<String> = []
         for entry in searchPath.entries {
             let folder = entry.url.path
-            let entries: [(name: String, status: FileStatus?)]
+            let entries: [(name: String, status: FileStatus?, isSymbolicLink: Bool)]
             do {
                 entries = try system_listDirectory(folder, suffix: ".json")
             } catch {
@@ -165,16 +165,17 @@ public struct PluginCatalog: Sendable {
                 continue
             }
             let realFolder = (try? system_realpath(folder)) ?? folder
-            for (name, status) in entries.sorted(by: { $0.name < $1.name }) {
+            for (name, status, isSymbolicLink) in entries.sorted(by: { $0.name < $1.name }) {
                 guard let status, status.isRegularFile else { continue }
                 let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
                 // Relative to the folder's URL, so messages show a folder given as "manifests" as
                 // "manifests/tween.json".
                 let url = entry.url.appendingPathComponent(name, isDirectory: false)
-                // A symbolic link is judged where it leads.
-                let realPath = (try? system_realpath(path)) ?? path
-                let expected = realFolder.hasSuffix("/") ? realFolder + name : realFolder + "/" + name
-                let trustedPath = realPath == expected ? expected : realPath
+                // A symbolic link is judged where it leads; any other entry is in the (resolved) folder.
+                let trustedPath =
+                    isSymbolicLink
+                    ? (try? system_realpath(path)) ?? path
+                    : realFolder.hasSuffix("/") ? realFolder + name : realFolder + "/" + name
                 if let problem = PathTrust.problem(file: status, path: trustedPath, what: "manifest")
                     ?? PathTrust.problemInFolders(of: trustedPath, what: "manifest", checked: &trustedFolders)
                 {

@@ -144,22 +144,31 @@ func system_listDirectory(_ path: String) throws(Errno) -> [String] {
 }
 
 /// The names in a directory that end in `suffix` (hidden names skipped), each with its status
-/// (following symbolic links; `nil` when it cannot be examined). Wraps `opendir(3)`, `readdir(3)`,
-/// `dirfd(3)`, `fstatat(2)` (relative to the open directory, so each path is not walked again) and
-/// `closedir(3)`.
-func system_listDirectory(_ path: String, suffix: String) throws(Errno) -> [(name: String, status: FileStatus?)] {
+/// (following symbolic links; `nil` when it cannot be examined) and whether the entry itself is a symbolic
+/// link (from `d_type`, or `fstatat(AT_SYMLINK_NOFOLLOW)` where the file system does not say). Wraps
+/// `opendir(3)`, `readdir(3)`, `dirfd(3)`, `fstatat(2)` (relative to the open directory, so each path is not
+/// walked again) and `closedir(3)`.
+func system_listDirectory(_ path: String, suffix: String) throws(Errno)
+    -> [(name: String, status: FileStatus?, isSymbolicLink: Bool)]
+{
     guard let dir = opendir(path) else { throw Errno.current }
     defer { closedir(dir) }
     let fd = dirfd(dir)
-    var entries: [(name: String, status: FileStatus?)] = []
+    var entries: [(name: String, status: FileStatus?, isSymbolicLink: Bool)] = []
     while let entry = readdir(dir) {
-        let found: (String, FileStatus?)? = withUnsafePointer(to: &entry.pointee.d_name) {
+        let type = entry.pointee.d_type
+        let found: (String, FileStatus?, Bool)? = withUnsafePointer(to: &entry.pointee.d_name) {
             $0.withMemoryRebound(to: CChar.self, capacity: 256) { cName in
                 if cName[0] == CChar(UInt8(ascii: ".")) { return nil }
                 let name = String(cString: cName)
                 guard name.hasSuffix(suffix) else { return nil }
+                var isLink = type == UInt8(DT_LNK)
+                if type == UInt8(DT_UNKNOWN) {
+                    var own = stat()
+                    isLink = fstatat(fd, cName, &own, AT_SYMLINK_NOFOLLOW) == 0 && own.st_mode & S_IFMT == S_IFLNK
+                }
                 var raw = stat()
-                return (name, fstatat(fd, cName, &raw, 0) == 0 ? FileStatus(raw) : nil)
+                return (name, fstatat(fd, cName, &raw, 0) == 0 ? FileStatus(raw) : nil, isLink)
             }
         }
         if let found { entries.append(found) }
