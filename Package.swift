@@ -42,6 +42,7 @@ let package = Package(
         .library(name: "MotionTesting", targets: ["MotionTesting"]),
         .library(name: "DeviceMotion", targets: ["DeviceMotion"]),
         .library(name: "MotionHost", targets: ["MotionHost"]),
+        .library(name: "MotionLive", targets: ["MotionLive"]),
         .executable(name: "motion-host", targets: ["motion-host"]),
         .library(name: "MotionAnimation", targets: ["MotionAnimation"]),
         .library(name: "MotionPluginKit", targets: ["MotionPluginKit"]),
@@ -148,10 +149,19 @@ let package = Package(
         // MARK: Benchmarks (release builds that print a table)
         .executableTarget(
             name: "motion-benchmark", dependencies: ["MotionCore", "MotionHost", "MotionAnimation"], path: "Benchmarks/MotionBenchmark"),
+        // MARK: Live host
+        // libwebsockets (Debian libwebsockets-dev 4.1): HTTP/1.1 and WebSocket parsing, on its own event loop.
+        .systemLibrary(name: "CLibWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
+        // The live host: real-time frame clock, HTTP/WebSocket endpoints, live device-motion intake, live view.
+        .target(name: "MotionLive", dependencies: ["MotionCore", "DeviceMotion", "CLibWebSockets"]),
+        .testTarget(name: "MotionLiveTests", dependencies: ["MotionLive", "MotionCore", "DeviceMotion"]),
+
         // MARK: CLI
         .executableTarget(
             name: "motion-host",
-            dependencies: ["MotionCore", "MotionHost", "MotionFiles", "DeviceMotion", "DeviceMotionABI", "CMotionABI"]),
+            dependencies: [
+                "MotionCore", "MotionHost", "MotionFiles", "DeviceMotion", "DeviceMotionABI", "CMotionABI", "MotionLive",
+            ]),
 
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),

@@ -32,6 +32,11 @@ enum CommandTree {
                 allowed: ["jsonl", "csv"]),
             .option("plot", value: "file.svg", help: "Also draw each animated property over time as an SVG picture."),
             .flag("trace", help: "Write every tracer event to the timeline (jsonl only)."),
+            .flag(
+                "realtime",
+                help:
+                    "Pace the frames by the monotonic clock (frame i at start + i/fps); overrun frames are skipped and counted as droppedFrames."
+            ),
             .option("fps", value: "n", help: "Frames per second, overriding the scene's frameRate."),
             .option(
                 "duration", value: "s",

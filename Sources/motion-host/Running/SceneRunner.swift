@@ -49,6 +49,8 @@ final class SceneRunner {
     var sinks: [any TimelineSink] = []
     /// Called after every frame (for the progress line).
     var onFrame: ((TimelinePoint) -> Void)?
+    /// Paces the frames: simulated (as fast as they run) unless replaced, e.g. by a ``RealTimeFrameClock``.
+    var clock: any FrameClock = SimulatedFrameClock()
 
     private var point = TimelinePoint(frame: 0, time: 0)
     /// Set once the summary is written: events after it (the scheduler terminating tokens as it goes
@@ -89,6 +91,7 @@ final class SceneRunner {
         var next = 0
         var frame = 0
         let tolerance = 1e-9
+        clock.start()
         while true {
             let time = Double(frame) / settings.frameRate
             if case .seconds(let duration) = settings.duration, time > duration + tolerance { break }
@@ -148,12 +151,15 @@ final class SceneRunner {
             }
             writeChanges(scene)
             onFrame?(point)
-            frame += 1
             if settings.duration == .untilIdle, next == due.count, !scheduler.isActive {
-                return finish(scene: scene, scheduler: scheduler, committed: next, frames: frame, reason: .idle)
+                return finish(scene: scene, scheduler: scheduler, committed: next, frames: frame + 1, reason: .idle)
             }
+            guard let following = clock.nextFrame(after: frame) else {
+                return finish(scene: scene, scheduler: scheduler, committed: next, frames: frame + 1, reason: clock.stopReason)
+            }
+            frame = following
         }
-        return finish(scene: scene, scheduler: scheduler, committed: next, frames: frame, reason: .duration)
+        return finish(scene: scene, scheduler: scheduler, committed: next, frames: point.frame + 1, reason: .duration)
     }
 
     private func writeChanges(_ scene: Scene) {
@@ -185,7 +191,7 @@ final class SceneRunner {
             finalValues: scene.targets.map { target in
                 (target.id.name, target.properties.map { ($0.name, $0.value) })
             },
-            isActive: scheduler.isActive, stopReason: reason)
+            isActive: scheduler.isActive, stopReason: reason, droppedFrames: clock.droppedFrames)
         for sink in sinks { sink.end(summary) }
         isFinished = true
         return summary

@@ -11,7 +11,7 @@ import MotionCore
 /// | `activity` | the scheduler became `"active"` or `"idle"`: `{"activity": "active", "time", "frame"}` |
 /// | `frame` | the properties that changed in a frame: `{"frame": i, "time": t, "changes": {target: {property: value}}}` |
 /// | `error` | the run failed: `{"error": message, "time", "frame"}` |
-/// | `summary` | the last line: `{"summary": {"frames", "duration", "committedTransactions", "stoppedBecause", "activity", "finalValues": {target: {property: value}}}}` |
+/// | `summary` | the last line: `{"summary": {"frames", "duration", "committedTransactions", "stoppedBecause", "activity", ("droppedFrames" in real time), "finalValues": {target: {property: value}}}}` |
 ///
 /// Values are a number (scalar) or an array of 2–4 numbers. Numbers use Swift's shortest
 /// round-trip form (integers without a fraction), so output is stable across runs. Times are seconds.
@@ -101,6 +101,7 @@ final class JSONLinesTimelineWriter: TimelineSink {
         line += ",\"committedTransactions\":\(summary.committedTransactions)"
         line += ",\"stoppedBecause\":\"\(summary.stopReason.rawValue)\""
         line += ",\"activity\":\"\(summary.isActive ? "active" : "idle")\""
+        if let dropped = summary.droppedFrames { line += ",\"droppedFrames\":\(dropped)" }
         line += ",\"finalValues\":{"
         line += summary.finalValues.map { JSONText.string($0.target) + ":" + object($0.properties) }
             .joined(separator: ",")
