@@ -16,10 +16,10 @@ import MotionCore
 /// Values are a number (scalar) or an array of 2–4 numbers. Numbers use Swift's shortest
 /// round-trip form (integers without a fraction), so output is stable across runs. Times are seconds.
 final class JSONLinesTimelineWriter: TimelineSink {
-    private let output: TextOutput
+    private let output: any TimelineTextOutput
 
-    /// A writer to an output.
-    init(output: TextOutput) { self.output = output }
+    /// A writer to an output (a file, standard output, or `serve`'s subscribers).
+    init(output: any TimelineTextOutput) { self.output = output }
 
     func begin(_ header: TimelineHeader) {
         var line =
