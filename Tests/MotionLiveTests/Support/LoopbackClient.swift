@@ -58,11 +58,14 @@ final class LoopbackClient {
         return true
     }
 
-    /// Whether the server closed the connection (reads until end of stream or time-out).
+    /// Whether the server closed the connection (reads until end of stream, a reset, or the time-out).
     func isClosedByServer() -> Bool {
         while true {
-            guard let more = try? fill() else { return false }
-            if !more { return true }
+            do {
+                if try !fill() { return true }
+            } catch {
+                return errno == ECONNRESET
+            }
         }
     }
 
