@@ -154,7 +154,9 @@ let package = Package(
         .systemLibrary(name: "CLibWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
         // The live host: real-time frame clock, HTTP/WebSocket endpoints, live device-motion intake, live view.
         .target(name: "MotionLive", dependencies: ["MotionCore", "DeviceMotion", "CLibWebSockets"]),
-        .testTarget(name: "MotionLiveTests", dependencies: ["MotionLive", "MotionCore", "DeviceMotion"]),
+        .testTarget(name: "MotionLiveTests", dependencies: ["MotionLive", "MotionCore", "DeviceMotion", "LoopbackTesting"]),
+        // A blocking HTTP/WebSocket client to 127.0.0.1, for MotionLive's and the CLI's tests.
+        .target(name: "LoopbackTesting", path: "Tests/LoopbackTesting"),
 
         // MARK: CLI
         .executableTarget(
@@ -167,7 +169,7 @@ let package = Package(
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
         // The runtime behaviours through the plugin boundary: dlopens the built fixture plugins, never links them.
         .testTarget(name: "PluginBoundaryTests", dependencies: ["MotionCore", "MotionTesting", "MotionHost"]),
-        .testTarget(name: "MotionHostCLITests", dependencies: ["MotionCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "MotionHostCLITests", dependencies: ["MotionCore", "LoopbackTesting"], exclude: ["Fixtures"]),
         .testTarget(name: "MotionAnimationTests", dependencies: ["MotionAnimation"]),
         // Loads the built plugin products with dlopen; never links them (nor MotionPluginKit).
         .testTarget(name: "MotionPluginKitTests", dependencies: ["CMotionABI"]),

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackTesting
 import MotionLive
 import Testing
 

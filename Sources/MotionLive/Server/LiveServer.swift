@@ -190,6 +190,7 @@ public final class LiveServer: @unchecked Sendable {
         let id: ConnectionID
         var isWebSocket = false
         var wantsTrace = false
+        var hasGreeting = false
         // HTTP
         var route: Route?
         var body: [UInt8] = []
@@ -243,7 +244,10 @@ public final class LiveServer: @unchecked Sendable {
         case LWS_CALLBACK_ESTABLISHED:
             let session = session(wsi)
             session.isWebSocket = true
-            if let greeting { enqueueMessage(greeting, on: session, wsi) }
+            if let greeting {
+                session.hasGreeting = true
+                enqueueMessage(greeting, on: session, wsi)
+            }
         case LWS_CALLBACK_RECEIVE:
             return receiveMessage(wsi, UnsafeRawBufferPointer(start: input, count: length))
         case LWS_CALLBACK_SERVER_WRITEABLE:
@@ -264,7 +268,14 @@ public final class LiveServer: @unchecked Sendable {
             }
             return mailbox
         }
-        if let newGreeting = mail.greeting { greeting = newGreeting }
+        if let newGreeting = mail.greeting, greeting != newGreeting {
+            greeting = newGreeting
+            // Subscribers that came before the header get it now, before any line published after it.
+            for (wsi, session) in sessions where session.isWebSocket && !session.hasGreeting {
+                session.hasGreeting = true
+                enqueueMessage(newGreeting, on: session, wsi)
+            }
+        }
         guard !mail.replies.isEmpty || !mail.lines.isEmpty else { return }
         let byAddress = Dictionary(sessions.map { ($0.value.id.address, $0) }) { $1 }
         for (connection, outgoing) in mail.replies {

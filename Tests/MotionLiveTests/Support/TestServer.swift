@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackTesting
 import MotionCore
 import MotionLive
 import Synchronization

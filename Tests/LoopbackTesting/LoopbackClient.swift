@@ -1,19 +1,18 @@
 import Foundation
-import Testing
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A blocking TCP client to 127.0.0.1 for tests: raw HTTP/1.1 requests and a minimal WebSocket client
+/// A blocking TCP client to 127.0.0.1 for tests (MotionLive's and the CLI's): raw HTTP/1.1 requests and a minimal WebSocket client
 /// (RFC 6455: masked text frames out; text, close and ping frames in). Every read has a time-out, so a
 /// test that waits for a server never hangs.
-final class LoopbackClient {
+public final class LoopbackClient {
     let fd: Int32
 
     /// Connects to 127.0.0.1:port.
     /// - Parameter readTimeout: Seconds a read may wait before it fails.
-    init(port: Int, readTimeout: Int = 10) throws {
+    public init(port: Int, readTimeout: Int = 10) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ClientError("socket failed") }
         var timeout = timeval(tv_sec: readTimeout, tv_usec: 0)
@@ -35,7 +34,7 @@ final class LoopbackClient {
 
     deinit { close(fd) }
 
-    func send(_ bytes: [UInt8]) throws {
+    public func send(_ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -44,7 +43,7 @@ final class LoopbackClient {
         }
     }
 
-    func send(_ text: String) throws { try send(Array(text.utf8)) }
+    public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
     private var buffer: [UInt8] = []
 
@@ -59,7 +58,7 @@ final class LoopbackClient {
     }
 
     /// Whether the server closed the connection (reads until end of stream, a reset, or the time-out).
-    func isClosedByServer() -> Bool {
+    public func isClosedByServer() -> Bool {
         while true {
             do {
                 if try !fill() { return true }
@@ -70,7 +69,7 @@ final class LoopbackClient {
     }
 
     /// Reads one HTTP response (headers and a Content-Length body).
-    func readResponse() throws -> HTTPResponse {
+    public func readResponse() throws -> HTTPResponse {
         while true {
             if let end = find([13, 10, 13, 10]) {
                 let head = String(decoding: buffer[..<end], as: UTF8.self)
@@ -105,7 +104,7 @@ final class LoopbackClient {
     }
 
     /// Sends a request and reads its response.
-    func request(
+    public func request(
         _ method: String, _ path: String, host: String, headers: [String: String] = [:], body: [UInt8] = []
     ) throws -> HTTPResponse {
         var text = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\n"
@@ -119,7 +118,7 @@ final class LoopbackClient {
     // MARK: WebSocket
 
     /// Sends the WebSocket handshake for `path` and reads the server's answer (101 when upgraded).
-    func upgrade(_ path: String, host: String, headers: [String: String] = [:]) throws -> HTTPResponse {
+    public func upgrade(_ path: String, host: String, headers: [String: String] = [:]) throws -> HTTPResponse {
         var text =
             "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
@@ -128,7 +127,7 @@ final class LoopbackClient {
     }
 
     /// Sends one masked text frame.
-    func sendText(_ text: String) throws {
+    public func sendText(_ text: String) throws {
         let payload = Array(text.utf8)
         var frame: [UInt8] = [0x81]
         if payload.count < 126 {
@@ -147,13 +146,13 @@ final class LoopbackClient {
     }
 
     /// One message from the server.
-    enum Message: Equatable {
+    public enum Message: Equatable, Sendable {
         case text(String)
         case close(code: Int, reason: String)
     }
 
     /// Reads the next text or close message (answering nothing; pings are skipped).
-    func readMessage() throws -> Message {
+    public func readMessage() throws -> Message {
         while true {
             while buffer.count < 2 { guard try fill() else { throw ClientError("closed without a close frame") } }
             let opcode = buffer[0] & 0x0F
@@ -182,29 +181,41 @@ final class LoopbackClient {
     }
 
     /// Reads text messages until one satisfies `match`, skipping at most `limit` others.
-    func readText(limit: Int = 10_000, where match: ([String: Any]) -> Bool) throws -> [String: Any] {
+    public func readText(limit: Int = 10_000, where match: ([String: Any]) -> Bool) throws -> [String: Any] {
         for _ in 0..<limit {
             guard case .text(let text) = try readMessage() else { throw ClientError("closed before the message came") }
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+                throw ClientError("not a JSON object: \(text)")
+            }
             if match(object) { return object }
         }
         throw ClientError("no matching message among \(limit)")
     }
 }
 
-struct HTTPResponse {
-    var status: Int
-    var headers: [String: String]
-    var body: [UInt8]
+/// An HTTP response as the client read it.
+public struct HTTPResponse {
+    /// The status code.
+    public var status: Int
+    /// The headers, names in lower case.
+    public var headers: [String: String]
+    /// The body.
+    public var body: [UInt8]
 
-    var text: String { String(decoding: body, as: UTF8.self) }
+    /// The body as UTF-8 text.
+    public var text: String { String(decoding: body, as: UTF8.self) }
 
-    func json() throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any], "not a JSON object: \(text)")
+    /// The body as a JSON object.
+    public func json() throws -> [String: Any] {
+        guard let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
+            throw ClientError("not a JSON object: \(text)")
+        }
+        return object
     }
 }
 
-struct ClientError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+/// What went wrong in the client.
+public struct ClientError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
