@@ -79,10 +79,13 @@ private func springTo(_ x: Int, _ y: Int, target: String = "card", type: String 
         #expect(unknownPlan.status == 422)
         let message = try #require(try unknownPlan.json()["error"] as? String)
         #expect(message.hasPrefix("frame "))
-        #expect(message.contains("operation 0, target \"card\", plan type \"SpringToo\": no manifest on the plugin search path declares plan type \"SpringToo\""))
+        #expect(
+            message.contains(
+                "operation 0, target \"card\", plan type \"SpringToo\": no manifest on the plugin search path declares plan type \"SpringToo\""))
 
         // Over the WebSocket too.
-        try timeline.sendText(#"{"id": "w1", "transaction": {"operations": [{"op": "add", "target": "card", "plan": {"type": "FadeOut", "duration": 0.1}}]}}"#)
+        try timeline.sendText(
+            #"{"id": "w1", "transaction": {"operations": [{"op": "add", "target": "card", "plan": {"type": "FadeOut", "duration": 0.1}}]}}"#)
         let answer = try timeline.readText { $0["id"] as? String == "w1" }
         #expect(answer["committed"] is Int)
 
@@ -140,5 +143,47 @@ private func springTo(_ x: Int, _ y: Int, target: String = "card", type: String 
                 == "error: The value '0.0.0.0:0' is invalid for '--listen <host:port>': listening on 0.0.0.0 lets other machines connect, so it needs a token. To fix, pass --token T (or set MOTION_HOST_TOKEN), or listen on 127.0.0.1"
         )
         #expect(!result.standardError.contains("listening on http"))
+    }
+}
+
+/// `serve --device-motion sensorlogger` and the replay script.
+@Suite struct LiveDeviceMotionTests {
+    @Test func theReplayScriptMakesShakeToResetFireLive() throws {
+        let folder = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("timeline.jsonl")
+        let serve = try ServeProcess(
+            [
+                "Examples/shake-to-reset.json", "--plugin-path", "manifests", "--device-motion", "sensorlogger",
+                "--trace", "-o", output.path,
+            ], in: root)
+        let replay = Process()
+        replay.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        replay.arguments = [root.appendingPathComponent("Examples/sensorlogger-replay.py").path, "http://\(serve.host)"]
+        let pipe = Pipe()
+        replay.standardOutput = pipe
+        replay.standardError = pipe
+        try replay.run()
+        replay.waitUntilExit()
+        let said = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(replay.terminationStatus == 0, "\(said)")
+        #expect(said.hasPrefix("pushed 1972 readings in 40 messages"))
+        // The last push's samples play over the next batch interval; then stop.
+        usleep(400_000)
+        #expect(try serve.connect().request("POST", "/shutdown", host: serve.host).status == 200)
+        #expect(serve.stop() == 0)
+        let lines = try String(contentsOf: output, encoding: .utf8).split(separator: "\n")
+        let emitted = lines.filter { $0.contains("\"trace\":\"emitted\"") && $0.contains("ShakeDetectorPerformer@phone") }
+        #expect(emitted.count == 1)
+        #expect(emitted.first?.contains("\"destination\":[0,0]") == true)
+    }
+
+    @Test func withoutTheFlagPushesAreRefusedSayingSo() throws {
+        let serve = try ServeProcess([MotionHost.fixture("serve-card.json"), "--plugin-path", "manifests"], in: root)
+        let refused = try serve.connect().request(
+            "POST", "/sensorlogger", host: serve.host, headers: json, body: Array(#"{"payload": []}"#.utf8))
+        #expect(refused.status == 409)
+        #expect((try refused.json()["error"] as? String)?.contains("--device-motion sensorlogger") == true)
+        #expect(serve.stop(signal: SIGINT) == 0)
     }
 }

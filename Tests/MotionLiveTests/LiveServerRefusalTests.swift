@@ -70,7 +70,10 @@ private let json = ["Content-Type": "application/json"]
             "POST", "/transactions", host: server.host, headers: ["Content-Type": "application/x-www-form-urlencoded"],
             body: transactionBody)
         #expect(form.status == 415)
-        #expect(try form.json()["error"] as? String == "expected Content-Type: application/json, found \"application/x-www-form-urlencoded\". To fix, send the header (curl: -H 'Content-Type: application/json')")
+        #expect(
+            try form.json()["error"] as? String
+                == "expected Content-Type: application/json, found \"application/x-www-form-urlencoded\". To fix, send the header (curl: -H 'Content-Type: application/json')"
+        )
         let charset = try LoopbackClient(port: server.port).request(
             "POST", "/transactions", host: server.host, headers: ["Content-Type": "application/json; charset=utf-8"],
             body: transactionBody)

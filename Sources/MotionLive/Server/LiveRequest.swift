@@ -10,6 +10,8 @@ public enum LiveRequest: Sendable {
     case state(reply: LiveReply)
     /// Stop at this frame boundary (`POST /shutdown`).
     case shutdown(reply: LiveReply)
+    /// Feed a Sensor Logger push to the device-motion performers (`POST /sensorlogger`).
+    case sensorPush(SensorLoggerPush, reply: LiveReply)
 }
 
 /// The way back to the client that sent a request; safe to use from any thread, once.

@@ -411,7 +411,10 @@ public final class LiveServer: @unchecked Sendable {
             case "/timeline":
                 throw LiveRefusal(426, "/timeline is a WebSocket: connect to ws://\(host ?? address.description)/timeline")
             default:
-                throw LiveRefusal(404, "no endpoint \(path); endpoints: GET /, GET /state, GET /timeline (WebSocket), POST /transactions, POST /shutdown, POST /sensorlogger")
+                throw LiveRefusal(
+                    404,
+                    "no endpoint \(path); endpoints: GET /, GET /state, GET /timeline (WebSocket), POST /transactions, POST /shutdown, POST /sensorlogger"
+                )
             }
         } catch {
             refuse(wsi, session, error)
@@ -449,7 +452,7 @@ public final class LiveServer: @unchecked Sendable {
                 }
                 try enqueue(.transaction(try decodeTransaction(root), reply: reply(for: session)))
             case .sensorLogger:
-                throw LiveRefusal(501, "Sensor Logger pushes are not taken yet")
+                try enqueue(.sensorPush(try SensorLoggerPush(parsing: body), reply: reply(for: session)))
             }
         } catch {
             refuse(wsi, session, error)

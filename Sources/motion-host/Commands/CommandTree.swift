@@ -62,6 +62,11 @@ enum CommandTree {
             ),
             .option("output", short: "o", value: "file", help: "Also write the timeline (JSON Lines) to this file."),
             .flag("trace", help: "Write every tracer event to the --output file too."),
+            .option(
+                "device-motion", value: "source",
+                help:
+                    "Replace the scene's deviceMotion.recording: sensorlogger (Android) or sensorlogger:ios takes POST /sensorlogger pushes; a recording file plays in real time."
+            ),
             .option("fps", value: "n", help: "Frames per second, overriding the scene's frameRate."),
             .option(
                 "plugin-path", value: "dir", help: "A folder to search for plugin manifests first.", repeating: true),

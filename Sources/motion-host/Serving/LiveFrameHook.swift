@@ -14,14 +14,18 @@ final class LiveFrameHook: FrameHook {
     private let server: LiveServer
     private let clock: RealTimeFrameClock
     private let frameRate: Double
+    /// Where Sensor Logger pushes go (`--device-motion sensorlogger`), if anywhere.
+    let sensorFeed: LiveDeviceMotionFeed?
 
-    init(server: LiveServer, clock: RealTimeFrameClock, frameRate: Double) {
+    init(server: LiveServer, clock: RealTimeFrameClock, frameRate: Double, sensorFeed: LiveDeviceMotionFeed? = nil) {
         self.server = server
         self.clock = clock
         self.frameRate = frameRate
+        self.sensorFeed = sensorFeed
     }
 
     func beforeFrame(time: Double, scheduler: Scheduler) throws {
+        defer { sensorFeed?.deliver(upTo: time, scheduler: scheduler) }
         let requests = server.drainRequests()
         guard !requests.isEmpty else { return }
         let frame = Int((time * frameRate).rounded())
@@ -39,6 +43,17 @@ final class LiveFrameHook: FrameHook {
             case .shutdown(let reply):
                 reply.succeeded(json: "{\"shutdown\":true,\"frame\":\(frame)}")
                 clock.requestStop(.shutdown)
+            case .sensorPush(let push, let reply):
+                guard let sensorFeed else {
+                    reply.refused(LiveRefusal(409, "this server takes no Sensor Logger pushes"))
+                    continue
+                }
+                let counts = sensorFeed.add(push, arrivedAt: time)
+                let ignored = push.ignored.sorted { $0.key < $1.key }.map { "\(JSONText.string($0.key)):\($0.value)" }
+                reply.succeeded(
+                    json:
+                        "{\"accepted\":\(push.samples.count),\"deviceMotionSamples\":\(counts.fused),\"late\":\(counts.late),\"ignored\":{\(ignored.joined(separator: ","))}}"
+                )
             }
         }
     }

@@ -1,3 +1,4 @@
+import DeviceMotion
 import Dispatch
 import Foundation
 import MotionCore
@@ -24,7 +25,7 @@ enum ServeCommand {
         let scenePath = values.argument("scene")!
         let listenText = values.value("listen") ?? defaultListen
         let token = values.value("token") ?? ProcessInfo.processInfo.environment["MOTION_HOST_TOKEN"]
-        let configuration: LiveServerConfiguration
+        var configuration: LiveServerConfiguration
         do throws(LiveRefusal) {
             configuration = try LiveServerConfiguration(listen: try ListenAddress(parsing: listenText), token: token)
         } catch {
@@ -42,6 +43,10 @@ enum ServeCommand {
         }
 
         let document = try SceneDecoder.load(path: scenePath)
+        let deviceMotion = try values.value("device-motion").map { text throws(UsageError) in
+            try DeviceMotionChoice(text, scene: document, commandPath: values.commandPath)
+        }
+        if case .sensorLogger = deviceMotion { configuration.acceptsSensorPushes = true }
         let frameRate = frameRateOverride ?? document.frameRate
         let targetNames = document.targets.map(\.name)
         let server = LiveServer(configuration: configuration) { (root) throws(LiveRefusal) -> Transaction in
@@ -66,10 +71,19 @@ enum ServeCommand {
         let runner = SceneRunner(document: document, settings: settings, registry: registry)
         let clock = RealTimeFrameClock(frameRate: frameRate)
         runner.clock = clock
-        runner.hooks.append(LiveFrameHook(server: server, clock: clock, frameRate: frameRate))
-        if let source = document.deviceMotion {
+        var sensorFeed: LiveDeviceMotionFeed?
+        switch deviceMotion {
+        case .sensorLogger(let frame, let isAndroid):
+            sensorFeed = LiveDeviceMotionFeed(referenceFrame: frame, isAndroid: isAndroid)
+        case .recording(let source):
             runner.hooks.append(try makeDeviceMotionHook(for: source, scenePath: scenePath))
+        case nil:
+            if let source = document.deviceMotion {
+                runner.hooks.append(try makeDeviceMotionHook(for: source, scenePath: scenePath))
+            }
         }
+        runner.hooks.insert(
+            LiveFrameHook(server: server, clock: clock, frameRate: frameRate, sensorFeed: sensorFeed), at: 0)
 
         let live = LiveTimelineOutput(server: server)
         runner.sinks.append(JSONLinesTimelineWriter(output: live))
@@ -120,5 +134,45 @@ final class StopSignals {
         for source in sources { source.cancel() }
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
+    }
+}
+
+/// `serve --device-motion SOURCE`, which replaces the scene's own `deviceMotion.recording`.
+enum DeviceMotionChoice {
+    /// `sensorlogger` (an Android phone) or `sensorlogger:ios`: `POST /sensorlogger` pushes.
+    case sensorLogger(ReferenceFrame, isAndroid: Bool)
+    /// A recording file or folder, played in real time.
+    case recording(DeviceMotionSource)
+
+    /// Reads the option; the reference frame is the scene's `deviceMotion.referenceFrame`, else
+    /// `xArbitraryZVertical`.
+    /// - Throws: ``UsageError`` naming the value and what is expected.
+    init(_ text: String, scene: SceneDocument, commandPath: [String]) throws(UsageError) {
+        let frameName = scene.deviceMotion?.referenceFrame ?? "xArbitraryZVertical"
+        guard let frame = ReferenceFrame(name: frameName), frame != .xTrueNorthZVertical || !text.hasPrefix("sensorlogger")
+        else {
+            throw UsageError(
+                message:
+                    "The value '\(text)' is invalid for '--device-motion <source>': the scene's reference frame \(frameName) needs a location, which Sensor Logger pushes do not give; use xMagneticNorthZVertical",
+                commandPath: commandPath)
+        }
+        switch text {
+        case "sensorlogger", "sensorlogger:android": self = .sensorLogger(frame, isAndroid: true)
+        case "sensorlogger:ios": self = .sensorLogger(frame, isAndroid: false)
+        default:
+            guard !text.hasPrefix("sensorlogger"), !text.hasPrefix("iio") else {
+                throw UsageError(
+                    message:
+                        "The value '\(text)' is invalid for '--device-motion <source>': expected sensorlogger, sensorlogger:ios or a recording file"
+                        + (text.hasPrefix("iio") ? " (IIO sensors are not served live yet; record them with device-motion first)" : ""),
+                    commandPath: commandPath)
+            }
+            guard FileManager.default.fileExists(atPath: text) else {
+                throw UsageError(
+                    message: "The value '\(text)' is invalid for '--device-motion <source>': no recording at this path",
+                    commandPath: commandPath)
+            }
+            self = .recording(DeviceMotionSource(recording: text, resolvedPath: text, referenceFrame: frameName))
+        }
     }
 }

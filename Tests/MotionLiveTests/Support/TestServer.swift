@@ -14,13 +14,17 @@ final class TestServer: Sendable {
     private let isStopped = Atomic<Bool>(false)
     private let loopDone = DispatchSemaphore(value: 0)
     let transactionsSeen = Atomic<Int>(0)
+    /// The Sensor Logger pushes the stand-in frame loop took.
+    let pushes = Mutex<[SensorLoggerPush]>([])
 
     init(
         token: String? = nil, listen: String = "127.0.0.1:0", limits: LiveLimits = LiveLimits(),
+        acceptsSensorPushes: Bool = false,
         publishesFrames: Bool = false, lifetime: Double = 30
     ) throws {
         var configuration = try LiveServerConfiguration(listen: ListenAddress(parsing: listen), token: token)
         configuration.limits = limits
+        configuration.acceptsSensorPushes = acceptsSensorPushes
         server = LiveServer(configuration: configuration) { (root) throws(LiveRefusal) -> Transaction in
             guard case .object(let object) = root, case .array(let operations)? = object["operations"] else {
                 throw LiveRefusal(400, "$.operations: missing; this field is required")
@@ -50,6 +54,9 @@ final class TestServer: Sendable {
                         }
                     case .state(let reply): reply.succeeded(json: "{\"frame\":\(frame)}")
                     case .shutdown(let reply): reply.succeeded(json: "{\"shutdown\":true,\"frame\":\(frame)}")
+                    case .sensorPush(let push, let reply):
+                        pushes.withLock { $0.append(push) }
+                        reply.succeeded(json: "{\"accepted\":\(push.samples.count)}")
                     }
                 }
                 if publishesFrames { server.publish(["{\"frame\":\(frame)}"]) }
