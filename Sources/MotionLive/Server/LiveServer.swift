@@ -512,28 +512,10 @@ public final class LiveServer: @unchecked Sendable {
         guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return 0 }
         let message = session.incoming
         session.incoming = []
-        var id = "null"
+        let envelope = TransactionMessage(parsing: message)
+        let id = envelope.id
         do throws(LiveRefusal) {
-            let root: JSONValue
-            do {
-                root = try JSONParser.parse(message)
-            } catch {
-                throw LiveRefusal(400, "$: " + error.message)
-            }
-            guard case .object(let object) = root else {
-                throw LiveRefusal(400, "$: expected an object {\"id\": …, \"transaction\": {…}}")
-            }
-            if let value = object["id"] {
-                var bytes: [UInt8] = []
-                value.writeJSON(into: &bytes)
-                id = String(decoding: bytes, as: UTF8.self)
-            }
-            if let unknown = object.keys.sorted().first(where: { $0 != "id" && $0 != "transaction" }) {
-                throw LiveRefusal(400, "$.\(unknown): unknown field; known fields: id, transaction")
-            }
-            guard let transaction = object["transaction"] else {
-                throw LiveRefusal(400, "$.transaction: missing; this field is required")
-            }
+            let transaction = try envelope.transaction.get()
             let decoded: Transaction
             do {
                 decoded = try decodeTransaction(transaction)
