@@ -158,6 +158,9 @@ let package = Package(
         // A blocking HTTP/WebSocket client to 127.0.0.1, for MotionLive's and the CLI's tests.
         .target(name: "LoopbackTesting", path: "Tests/LoopbackTesting"),
 
+        // The live host's goals over real loopback sockets against the release motion-host (prints a table).
+        .executableTarget(name: "serve-benchmark", dependencies: ["LoopbackTesting"], path: "Benchmarks/ServeBenchmark"),
+
         // MARK: CLI
         .executableTarget(
             name: "motion-host",

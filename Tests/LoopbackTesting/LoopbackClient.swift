@@ -7,7 +7,9 @@ import Foundation
 /// A blocking TCP client to 127.0.0.1 for tests (MotionLive's and the CLI's): raw HTTP/1.1 requests and a minimal WebSocket client
 /// (RFC 6455: masked text frames out; text, close and ping frames in). Every read has a time-out, so a
 /// test that waits for a server never hangs.
-public final class LoopbackClient {
+// @unchecked Sendable: one thread may send while another reads (a socket allows it); the read buffer is
+// only touched by the reading thread.
+public final class LoopbackClient: @unchecked Sendable {
     let fd: Int32
 
     /// Connects to 127.0.0.1:port.
