@@ -187,3 +187,35 @@ private func springTo(_ x: Int, _ y: Int, target: String = "card", type: String 
         #expect(serve.stop(signal: SIGINT) == 0)
     }
 }
+
+extension LiveDeviceMotionTests {
+    @Test func aRecordingGivenOnTheCommandLinePlaysInRealTime() throws {
+        let serve = try ServeProcess(
+            [
+                MotionHost.fixture("tilt-no-recording.json"), "--plugin-path", "manifests", "--device-motion",
+                "Examples/recordings/iphone-walk-excerpt/walk-2s-14s.csv",
+            ], in: root)
+        let timeline = try serve.connect()
+        #expect(try timeline.upgrade("/timeline", host: serve.host).status == 101)
+        let tilted = try timeline.readText { line in
+            ((line["changes"] as? [String: [String: Any]])?["card"]?["rotation"] as? [Double])?.contains { $0 != 0 } == true
+        }
+        #expect(tilted["frame"] is Int)
+        #expect(serve.stop(signal: SIGTERM) == 0)
+    }
+
+    @Test(arguments: [
+        (
+            "iio",
+            "expected sensorlogger, sensorlogger:ios or a recording file (IIO sensors are not served live yet; record them with device-motion first)"
+        ),
+        ("sensorlogger:windows", "expected sensorlogger, sensorlogger:ios or a recording file"),
+        ("no/such/recording.csv", "no recording at this path"),
+    ])
+    func aBadDeviceMotionSourceIsAUsageError(value: String, reason: String) throws {
+        let result = try MotionHost.run(
+            ["serve", MotionHost.fixture("serve-card.json"), "--plugin-path", "manifests", "--device-motion", value], in: root)
+        #expect(result.status == 64)
+        #expect(result.errorLines.first == "error: The value '\(value)' is invalid for '--device-motion <source>': \(reason)")
+    }
+}
