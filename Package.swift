@@ -47,6 +47,7 @@ let package = Package(
         .library(name: "MotionTesting", targets: ["MotionTesting"]),
         .library(name: "DeviceMotion", targets: ["DeviceMotion"]),
         .library(name: "MotionHost", targets: ["MotionHost"]),
+        .library(name: "MotionLive", targets: ["MotionLive"]),
         .executable(name: "motion-host", targets: ["motion-host"]),
         .library(name: "MotionAnimation", targets: ["MotionAnimation"]),
         .library(name: "MotionPluginKit", targets: ["MotionPluginKit"]),
@@ -163,16 +164,31 @@ let package = Package(
         // The hand-written limit of the Tween frame tick, in C (no fused multiply-adds, as in the Swift it matches).
         .target(
             name: "CTweenLimit", path: "Benchmarks/TweenLimit", cSettings: [.unsafeFlags(["-ffp-contract=off"])] + dwarf4),
+
+        // MARK: Live host
+        // libwebsockets (Debian libwebsockets-dev 4.1): HTTP/1.1 and WebSocket parsing, on its own event loop.
+        .systemLibrary(name: "CLibWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
+        // The live host: real-time frame clock, HTTP/WebSocket endpoints, live device-motion intake, live view.
+        .target(name: "MotionLive", dependencies: ["MotionCore", "DeviceMotion", "CLibWebSockets"]),
+        .testTarget(name: "MotionLiveTests", dependencies: ["MotionLive", "MotionCore", "DeviceMotion", "LoopbackTesting"]),
+        // A blocking HTTP/WebSocket client to 127.0.0.1, for MotionLive's and the CLI's tests.
+        .target(name: "LoopbackTesting", path: "Tests/LoopbackTesting"),
+
+        // The live host's goals over real loopback sockets against the release motion-host (prints a table).
+        .executableTarget(name: "serve-benchmark", dependencies: ["LoopbackTesting"], path: "Benchmarks/ServeBenchmark"),
+
         // MARK: CLI
         .executableTarget(
             name: "motion-host",
-            dependencies: ["MotionCore", "MotionHost", "MotionFiles", "DeviceMotion", "DeviceMotionABI", "CMotionABI"]),
+            dependencies: [
+                "MotionCore", "MotionHost", "MotionFiles", "DeviceMotion", "DeviceMotionABI", "CMotionABI", "MotionLive",
+            ]),
 
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
         // The runtime behaviours through the plugin boundary: dlopens the built fixture plugins, never links them.
         .testTarget(name: "PluginBoundaryTests", dependencies: ["MotionCore", "MotionTesting", "MotionHost", "CTweenLimit"]),
-        .testTarget(name: "MotionHostCLITests", dependencies: ["MotionCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "MotionHostCLITests", dependencies: ["MotionCore", "LoopbackTesting"], exclude: ["Fixtures"]),
         .testTarget(name: "MotionAnimationTests", dependencies: ["MotionAnimation"]),
         // Loads the built plugin products with dlopen; never links them (nor MotionPluginKit).
         .testTarget(name: "MotionPluginKitTests", dependencies: ["CMotionABI"]),

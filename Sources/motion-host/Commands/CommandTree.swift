@@ -9,7 +9,7 @@ enum CommandTree {
         abstract: "Run motion described as data, performed by plugin performers.",
         discussion:
             "Scenes are JSON files of targets and timed transactions; `run` plays one on a simulated clock and writes its timeline.",
-        subcommands: [run, plugins, deviceMotion])
+        subcommands: [run, serve, plugins, deviceMotion])
 
     /// `motion-host run`.
     static let run = CommandSpec(
@@ -32,12 +32,49 @@ enum CommandTree {
                 allowed: ["jsonl", "csv"]),
             .option("plot", value: "file.svg", help: "Also draw each animated property over time as an SVG picture."),
             .flag("trace", help: "Write every tracer event to the timeline (jsonl only)."),
+            .flag(
+                "realtime",
+                help:
+                    "Pace the frames by the monotonic clock (frame i at start + i/fps); overrun frames are skipped and counted as droppedFrames."
+            ),
             .option("fps", value: "n", help: "Frames per second, overriding the scene's frameRate."),
             .option(
                 "duration", value: "s",
                 help: "The run length in seconds, or untilIdle, overriding the scene's duration."),
         ],
         run: RunCommand.run)
+
+    /// `motion-host serve`.
+    static let serve = CommandSpec(
+        name: "serve",
+        abstract: "Run a scene in real time until stopped, with HTTP and WebSocket endpoints and a live view.",
+        discussion:
+            "Commits the scene's transactions at their real times, then stays up for what comes over the wire: POST /transactions, GET /state, GET /timeline (WebSocket), POST /shutdown, POST /sensorlogger, and the live view at GET /. The first line on standard error is 'listening on http://HOST:PORT'. SIGINT, SIGTERM or POST /shutdown stop it at a frame boundary (summary written, exit 0). Only loopback unless --listen says otherwise; any other address needs --token.",
+        arguments: [ArgumentSpec(name: "scene", help: "The scene file (JSON, sceneVersion 1).")],
+        options: [
+            .option(
+                "listen", value: "host:port", help: "Where to listen; port 0 picks a free one.",
+                default: ServeCommand.defaultListen),
+            .option(
+                "token", value: "token",
+                help:
+                    "Every request but GET / must carry it (Authorization: Bearer, or ?token=); required for a non-loopback address. Default: $MOTION_HOST_TOKEN."
+            ),
+            .option("output", short: "o", value: "file", help: "Also write the timeline (JSON Lines) to this file."),
+            .flag("trace", help: "Write every tracer event to the --output file too."),
+            .option(
+                "device-motion", value: "source",
+                help:
+                    "Replace the scene's deviceMotion.recording: sensorlogger (Android) or sensorlogger:ios takes POST /sensorlogger pushes; a recording file plays in real time."
+            ),
+            .option("fps", value: "n", help: "Frames per second, overriding the scene's frameRate."),
+            .option(
+                "plugin-path", value: "dir", help: "A folder to search for plugin manifests first.", repeating: true),
+            .option(
+                "config", value: "file", help: "The host configuration file.",
+                default: "$XDG_CONFIG_HOME/motion/host.json"),
+        ],
+        run: ServeCommand.run)
 
     /// `motion-host plugins`.
     static let plugins = CommandSpec(

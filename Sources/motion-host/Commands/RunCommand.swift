@@ -50,6 +50,7 @@ enum RunCommand {
             maximumDuration: document.maximumDuration, isTracing: isTracing)
         let registry = try makeRegistry(pluginPaths: values.values("plugin-path"), configPath: values.value("config"))
         let runner = SceneRunner(document: document, settings: settings, registry: registry)
+        if values.flag("realtime") { runner.clock = RealTimeFrameClock(frameRate: settings.frameRate) }
         if let source = document.deviceMotion {
             runner.hooks.append(try makeDeviceMotionHook(for: source, scenePath: scenePath))
         } else if let host = registry as? PluginHost {

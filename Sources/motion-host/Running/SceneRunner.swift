@@ -56,6 +56,8 @@ final class SceneRunner {
     var onError: ((MotionHostError) -> Void)?
     /// Scene transactions that failed after some of their operations were applied (R12).
     private var partlyCommitted = 0
+    /// Paces the frames: simulated (as fast as they run) unless replaced, e.g. by a ``RealTimeFrameClock``.
+    var clock: any FrameClock = SimulatedFrameClock()
 
     private var point = TimelinePoint(frame: 0, time: 0)
     /// Set once the summary is written: events after it (the scheduler terminating tokens as it goes
@@ -96,6 +98,7 @@ final class SceneRunner {
         var next = 0
         var frame = 0
         let tolerance = 1e-9
+        clock.start()
         while true {
             let time = Double(frame) / settings.frameRate
             if case .seconds(let duration) = settings.duration, time > duration + tolerance { break }
@@ -158,12 +161,15 @@ final class SceneRunner {
             }
             writeChanges(scene)
             onFrame?(point)
-            frame += 1
             if settings.duration == .untilIdle, next == due.count, !scheduler.isActive {
-                return finish(scene: scene, scheduler: scheduler, committed: next, frames: frame, reason: .idle)
+                return finish(scene: scene, scheduler: scheduler, committed: next, frames: frame + 1, reason: .idle)
             }
+            guard let following = clock.nextFrame(after: frame) else {
+                return finish(scene: scene, scheduler: scheduler, committed: next, frames: frame + 1, reason: clock.stopReason)
+            }
+            frame = following
         }
-        return finish(scene: scene, scheduler: scheduler, committed: next, frames: frame, reason: .duration)
+        return finish(scene: scene, scheduler: scheduler, committed: next, frames: point.frame + 1, reason: .duration)
     }
 
     /// `" after its first N operations were applied …"` when a failed transaction had some applied, else "".
@@ -212,7 +218,7 @@ final class SceneRunner {
             finalValues: scene.targets.map { target in
                 (target.id.name, target.properties.map { ($0.name, $0.value) })
             },
-            isActive: scheduler.isActive, stopReason: reason)
+            isActive: scheduler.isActive, stopReason: reason, droppedFrames: clock.droppedFrames)
         for sink in sinks { sink.end(summary) }
         isFinished = true
         return summary

@@ -35,6 +35,18 @@ enum SceneDecoder {
         }
     }
 
+    /// Decodes one transaction sent to `serve` (`{"operations": [...]}`, as in a scene), checking its
+    /// targets against the scene's.
+    /// - Parameters:
+    ///   - root: The request's JSON.
+    ///   - targetNames: The scene's targets.
+    /// - Returns: The transaction.
+    /// - Throws: ``SceneFieldError`` naming the field's JSON path (`$.operations[0].target: no target named ...`).
+    static func transaction(_ root: JSONValue, targetNames: [String]) throws(SceneFieldError) -> Transaction {
+        let reader = JSONDocumentReader<SceneFieldError>(file: URL(fileURLWithPath: "request"))
+        return try SceneFields(path: "request", r: reader).transaction(root, targetNames: targetNames)
+    }
+
     private static func reason(_ error: any Error) -> String {
         let nsError = error as NSError
         if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
@@ -208,6 +220,19 @@ private struct SceneFields {
             }
             return TimedTransaction(index: i, at: time, transaction: transaction)
         }
+    }
+
+    func transaction(_ node: JSONValue, targetNames: [String]) throws(SceneFieldError) -> Transaction {
+        let object = try r.object(node, expected: "a transaction object {\"operations\": [...]}")
+        try r.checkKeys(object, allowed: ["operations"], what: "a transaction")
+        var transaction = Transaction()
+        try r.required(object, "operations", expected: "an array of operations") { (node) throws(SceneFieldError) in
+            let operations = try r.array(node, expected: "an array of operations")
+            _ = try r.elements(operations) { (_, node) throws(SceneFieldError) in
+                try operation(node, targetNames: targetNames, into: &transaction)
+            }
+        }
+        return transaction
     }
 
     private func operation(

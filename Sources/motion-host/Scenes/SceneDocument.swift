@@ -70,12 +70,15 @@ enum SceneDuration: Equatable {
     case seconds(Double)
     /// Until the scheduler is idle after the last transaction was committed.
     case untilIdle
+    /// Until the run is stopped (`serve`: a signal or `POST /shutdown`).
+    case untilStopped
 
     /// The JSON form: a number of seconds or `"untilIdle"`.
     var jsonText: String {
         switch self {
         case .seconds(let s): JSONText.number(s)
         case .untilIdle: "\"untilIdle\""
+        case .untilStopped: "\"untilStopped\""
         }
     }
 }

@@ -11,15 +11,15 @@ import MotionCore
 /// | `activity` | the scheduler became `"active"` or `"idle"`: `{"activity": "active", "time", "frame"}` |
 /// | `frame` | the properties that changed in a frame: `{"frame": i, "time": t, "changes": {target: {property: value}}}` |
 /// | `error` | a failure, `{"error": message, "time", "frame"}`: the run failed (the summary follows), or a transaction emitted from a plugin's own thread failed when applied (the run goes on) |
-/// | `summary` | the last line: `{"summary": {"frames", "duration", "committedTransactions", "partlyCommittedTransactions", "stoppedBecause", "activity", "finalValues": {target: {property: value}}}}` |
+/// | `summary` | the last line: `{"summary": {"frames", "duration", "committedTransactions", "partlyCommittedTransactions", "stoppedBecause", "activity", ("droppedFrames" in real time), "finalValues": {target: {property: value}}}}` |
 ///
 /// Values are a number (scalar) or an array of 2–4 numbers. Numbers use Swift's shortest
 /// round-trip form (integers without a fraction), so output is stable across runs. Times are seconds.
 final class JSONLinesTimelineWriter: TimelineSink {
-    private let output: TextOutput
+    private let output: any TimelineTextOutput
 
-    /// A writer to an output.
-    init(output: TextOutput) { self.output = output }
+    /// A writer to an output (a file, standard output, or `serve`'s subscribers).
+    init(output: any TimelineTextOutput) { self.output = output }
 
     func begin(_ header: TimelineHeader) {
         var line =
@@ -102,6 +102,7 @@ final class JSONLinesTimelineWriter: TimelineSink {
         line += ",\"partlyCommittedTransactions\":\(summary.partlyCommittedTransactions)"
         line += ",\"stoppedBecause\":\"\(summary.stopReason.rawValue)\""
         line += ",\"activity\":\"\(summary.isActive ? "active" : "idle")\""
+        if let dropped = summary.droppedFrames { line += ",\"droppedFrames\":\(dropped)" }
         line += ",\"finalValues\":{"
         line += summary.finalValues.map { JSONText.string($0.target) + ":" + object($0.properties) }
             .joined(separator: ",")

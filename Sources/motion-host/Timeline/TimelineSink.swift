@@ -80,6 +80,10 @@ enum StopReason: String {
     case safetyLimit
     /// A commit or an emission failed.
     case error
+    /// SIGINT or SIGTERM stopped a real-time run at a frame boundary.
+    case interrupted
+    /// `POST /shutdown` stopped `serve` at a frame boundary.
+    case shutdown
 }
 
 /// What a timeline says about its run after the last frame.
@@ -99,4 +103,6 @@ struct TimelineSummary {
     var isActive: Bool
     /// Why the run stopped.
     var stopReason: StopReason
+    /// Frames skipped because an earlier one overran (real-time runs only; `nil` on the simulated clock).
+    var droppedFrames: Int? = nil
 }

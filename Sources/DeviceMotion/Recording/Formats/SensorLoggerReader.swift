@@ -36,8 +36,7 @@ enum SensorLoggerReader {
         let metadata = folder.appendingPathComponent("Metadata.csv")
         let platform = try readPlatform(metadata)
         recording.files.append(metadata)
-        // Android: specific force (+g up); iOS: Core Motion's sign. Both in m/s².
-        let accelerationScale = (platform == "android" ? -1 : 1) / standardGravity
+        let isAndroid = platform == "android"
 
         func rows(_ name: String) throws(RecordingError) -> [Row]? {
             let url = folder.appendingPathComponent(name)
@@ -47,7 +46,7 @@ enum SensorLoggerReader {
         }
         for row in try rows("TotalAcceleration.csv") ?? [] {
             recording.accelerometerData.append(
-                AccelerometerData(acceleration: Acceleration(row.vector * accelerationScale), timestamp: row.seconds))
+                AccelerometerData(acceleration: SensorLoggerUnits.acceleration(row.vector, isAndroid: isAndroid), timestamp: row.seconds))
         }
         for row in try rows("Gyroscope.csv") ?? [] {
             recording.gyroData.append(GyroData(rotationRate: RotationRate(row.vector), timestamp: row.seconds))
@@ -62,11 +61,11 @@ enum SensorLoggerReader {
         var joined: [Int64: PartialDeviceMotion] = [:]
         for row in gravity {
             joined[row.time, default: PartialDeviceMotion(timestamp: row.seconds)].gravity =
-                Acceleration(row.vector * accelerationScale)
+                SensorLoggerUnits.acceleration(row.vector, isAndroid: isAndroid)
         }
         for row in linear {
             joined[row.time, default: PartialDeviceMotion(timestamp: row.seconds)].userAcceleration =
-                Acceleration(row.vector * accelerationScale)
+                SensorLoggerUnits.acceleration(row.vector, isAndroid: isAndroid)
         }
         recording.partialDeviceMotion = joined.keys.sorted().map { joined[$0]! }
         return recording
@@ -116,5 +115,18 @@ enum SensorLoggerReader {
                         try scanner.number(c[2], "x"), try scanner.number(c[3], "y"), try scanner.number(c[4], "z"))))
         }
         return rows
+    }
+}
+
+/// Sensor Logger's units and signs as Core Motion's, for its CSV exports and its HTTP push alike.
+package enum SensorLoggerUnits {
+    /// An acceleration (accelerometer, gravity, total acceleration) in Core Motion's units and sign.
+    /// - Parameters:
+    ///   - vector: Sensor Logger's value, m/s² (x, y, z in the device's axes, the same on both platforms).
+    ///   - isAndroid: Android writes specific force (+g on the axis pointing up); iOS writes Core Motion's
+    ///     sign scaled to m/s².
+    /// - Returns: g, Core Motion's sign: `−value / 9.80665` on Android, `value / 9.80665` on iOS.
+    package static func acceleration(_ vector: SIMD3<Double>, isAndroid: Bool) -> Acceleration {
+        Acceleration(vector * ((isAndroid ? -1 : 1) / standardGravity))
     }
 }

@@ -1,0 +1,48 @@
+import MotionLive
+import Synchronization
+
+/// Paces a ``SceneRunner``'s frames: the runner asks it for the frame after the one that ran.
+protocol FrameClock: AnyObject {
+    /// The run starts: frame 0 is due now.
+    func start()
+    /// Waits until the next frame is due.
+    /// - Parameter frame: The frame that just ran.
+    /// - Returns: The next frame's index (more than `frame + 1` when frames were dropped), or `nil` to stop
+    ///   the run at this frame boundary (its summary says ``stopReason``).
+    func nextFrame(after frame: Int) -> Int?
+    /// Frames skipped so far, for the summary; `nil` when the clock never skips.
+    var droppedFrames: Int? { get }
+    /// Why ``nextFrame(after:)`` returned `nil`.
+    var stopReason: StopReason { get }
+}
+
+/// `run`'s clock: every frame, one after another, as fast as they compute.
+final class SimulatedFrameClock: FrameClock {
+    func start() {}
+    func nextFrame(after frame: Int) -> Int? { frame + 1 }
+    var droppedFrames: Int? { nil }
+    var stopReason: StopReason { .duration }
+}
+
+/// `run --realtime` and `serve`'s clock: MotionLive's ``RealTimeClock`` (frame *i* due at start + *i* /
+/// frameRate, overruns skipped and counted), stoppable from any thread with a reason.
+final class RealTimeFrameClock: FrameClock, Sendable {
+    /// The monotonic clock underneath.
+    let clock: RealTimeClock
+    private let reason = Mutex(StopReason.interrupted)
+
+    /// A real-time clock at a frame rate.
+    init(frameRate: Double) { clock = RealTimeClock(frameRate: frameRate) }
+
+    func start() { clock.start() }
+    func nextFrame(after frame: Int) -> Int? { clock.nextFrame(after: frame) }
+    var droppedFrames: Int? { clock.droppedFrames }
+    var stopReason: StopReason { reason.withLock { $0 } }
+
+    /// Stops the run at its next frame boundary (any thread).
+    /// - Parameter why: `.interrupted` (a signal) or `.shutdown` (`POST /shutdown`).
+    func requestStop(_ why: StopReason) {
+        reason.withLock { $0 = why }
+        clock.requestStop()
+    }
+}
