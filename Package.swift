@@ -31,7 +31,7 @@ func swiftFixture(_ name: String) -> Target {
 }
 let cFixturePlugins = [
     "FixtureCrashOnCreate", "FixtureHangOnAdd", "FixtureWrongABIMajor", "FixtureNoEntrySymbol", "FixtureRefuses",
-    "FixtureTestPerformers", "FixtureUpdateManyMismatch",
+    "FixtureTestPerformers", "FixtureUpdateManyMismatch", "FixtureFaults",
 ]
 let swiftFixturePlugins = ["FixtureTokenMisuse", "FixtureDeviceMotionEcho", "FixturePlanProbe"]
 
@@ -100,6 +100,8 @@ let package = Package(
         // MotionTesting's test performers across the C ABI, so runtime behaviour tests run through a plugin.
         cFixture("FixtureTestPerformers"),
         cFixture("FixtureUpdateManyMismatch"),
+        // Crashes, aborts or hangs at a chosen frame, on the scheduler's thread or its own.
+        cFixture("FixtureFaults"),
         swiftFixture("FixtureTokenMisuse"),
         swiftFixture("FixtureDeviceMotionEcho"),
         swiftFixture("FixturePlanProbe"),
@@ -110,7 +112,10 @@ let package = Package(
         // MARK: Plugin host
         // libcrypto (OpenSSL) for the SHA-256 of a plugin library before it is loaded.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .target(name: "MotionHost", dependencies: ["MotionCore", "CMotionABI", "CLibFFI", "COpenSSL"]),
+        // The host's last words when a plugin crashes or hangs it: per-thread call marks, the loaded libraries'
+        // address ranges and the timeline's buffer, read by signal handlers and a watchdog (C: async-signal-safe).
+        .target(name: "CMotionHostSupport"),
+        .target(name: "MotionHost", dependencies: ["MotionCore", "CMotionABI", "CLibFFI", "COpenSSL", "CMotionHostSupport"]),
         .testTarget(name: "MotionHostTests", dependencies: ["MotionHost", "MotionCore"]),
         .executableTarget(
             name: "discovery-benchmark", dependencies: ["MotionHost", "MotionCore"],
@@ -138,7 +143,7 @@ let package = Package(
         // MARK: CLI
         .executableTarget(
             name: "motion-host",
-            dependencies: ["MotionCore", "MotionHost", "DeviceMotion", "DeviceMotionABI", "CMotionABI"]),
+            dependencies: ["MotionCore", "MotionHost", "DeviceMotion", "DeviceMotionABI", "CMotionABI", "CMotionHostSupport"]),
 
         // MARK: Tests
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
@@ -158,7 +163,7 @@ let package = Package(
 )
 
 // Strict settings for every Swift target.
-let cTargets = Set(["CMotionABI", "CMotionPluginKitSupport", "CPerformers", "CDeclarative", "Setter"] + cFixturePlugins)
+let cTargets = Set(["CMotionABI", "CMotionPluginKitSupport", "CMotionHostSupport", "CPerformers", "CDeclarative", "Setter"] + cFixturePlugins)
 for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))

@@ -32,8 +32,12 @@ final class DeclaredFunctions {
         }
         self.manifest = manifest
         self.className = performer.className
-        self.cName = UnsafePointer(strdup("\(manifest.id) (\(manifest.url.relativePath))")!)
-        self.create = unsafeBitCast(try library.requiredSymbol(functions.create, for: manifest), to: Create.self)
+        let cName = UnsafePointer(strdup("\(manifest.id) (\(manifest.url.relativePath))")!)
+        self.cName = cName
+        let create = try library.requiredSymbol(functions.create, for: manifest)
+        self.create = unsafeBitCast(create, to: Create.self)
+        // A crash on a thread of this library's own, outside any marked call, is blamed on it.
+        PluginCrashReport.recordLibrary(containing: create, name: cName)
         self.destroy = unsafeBitCast(try library.requiredSymbol(functions.destroy, for: manifest), to: Destroy.self)
         if let update = functions.update {
             self.update = unsafeBitCast(try library.requiredSymbol(update, for: manifest), to: Update.self)
@@ -75,7 +79,8 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
         context.tokenGenerator = performerContext.tokenGenerator
         self.context = context
         guard
-            let performer = PluginCrashReport.calling(functions.cName, { functions.create(context.targetName, HostInterface.table, context.opaque) })
+            let performer = PluginCrashReport.calling(
+                functions.cName, .create, { functions.create(context.targetName, HostInterface.table, context.opaque) })
         else {
             throw PluginError(
                 code: .creationFailed,
@@ -85,7 +90,7 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
         self.performer = performer
     }
 
-    deinit { PluginCrashReport.calling(functions.cName) { functions.destroy(performer) } }
+    deinit { PluginCrashReport.calling(functions.cName, .destroy) { functions.destroy(performer) } }
 
     func setEmitter(_ emitter: TransactionEmitter) { context.emitter = emitter }
     func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { context.tokenGenerator = generator }
@@ -95,7 +100,8 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
             throw PluginError(code: .invalidDeclaration, message: "no function is declared for plan type \"\(plan.type)\"", for: functions.manifest)
         }
         var problem: String?
-        guard let status = PluginCrashReport.calling(functions.cName, { call.call(performer: performer, plan: plan, problem: &problem) }) else {
+        guard let status = PluginCrashReport.calling(functions.cName, .addPlan, { call.call(performer: performer, plan: plan, problem: &problem) })
+        else {
             throw PluginError(code: .invalidDeclaration, message: problem ?? "the plan could not be converted", for: functions.manifest)
         }
         guard status == MOTION_OK else {
@@ -108,5 +114,7 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
         }
     }
 
-    func update(frame: Frame) { PluginCrashReport.calling(functions.cName) { functions.update?(performer, frame.time, frame.delta) } }
+    func update(frame: Frame) {
+        PluginCrashReport.calling(functions.cName, .update, frame: frame.index) { functions.update?(performer, frame.time, frame.delta) }
+    }
 }

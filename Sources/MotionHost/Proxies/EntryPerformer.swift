@@ -35,7 +35,7 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
         var error = motion_error()
         error.struct_size = UInt32(MemoryLayout<motion_error>.size)
         let created = className.withCString { classPointer in
-            PluginCrashReport.calling(plugin.cName) {
+            PluginCrashReport.calling(plugin.cName, .create) {
                 plugin.table.pointee.create_performer(classPointer, context.targetName, context.opaque, &error)
             }
         }
@@ -57,7 +57,7 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
         self.error.struct_size = UInt32(MemoryLayout<motion_error>.size)
     }
 
-    deinit { PluginCrashReport.calling(plugin.cName) { plugin.table.pointee.destroy_performer(performer) } }
+    deinit { PluginCrashReport.calling(plugin.cName, .destroy) { plugin.table.pointee.destroy_performer(performer) } }
 
     func setEmitter(_ emitter: TransactionEmitter) { context.emitter = emitter }
     func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { context.tokenGenerator = generator }
@@ -69,7 +69,9 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
         let status = buffer.withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
                 PlansInFlight.with(plan, bytes: chars) {
-                    PluginCrashReport.calling(plugin.cName) { plugin.table.pointee.add_plan(performer, chars.baseAddress, chars.count, &error) }
+                    PluginCrashReport.calling(plugin.cName, .addPlan) {
+                        plugin.table.pointee.add_plan(performer, chars.baseAddress, chars.count, &error)
+                    }
                 }
             }
         }
@@ -84,7 +86,7 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
             buffer.withUnsafeBufferPointer { bytes in
                 bytes.withMemoryRebound(to: CChar.self) { chars in
                     PlansInFlight.with(plan, bytes: chars) {
-                        PluginCrashReport.calling(plugin.cName) {
+                        PluginCrashReport.calling(plugin.cName, .addNamedPlan) {
                             plugin.table.pointee.add_named_plan(performer, namePointer, chars.baseAddress, chars.count, &error)
                         }
                     }
@@ -97,7 +99,7 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
     func removePlan(named name: String) throws {
         resetError()
         let status = name.withCString { namePointer in
-            PluginCrashReport.calling(plugin.cName) { plugin.table.pointee.remove_named_plan(performer, namePointer, &error) }
+            PluginCrashReport.calling(plugin.cName, .removeNamedPlan) { plugin.table.pointee.remove_named_plan(performer, namePointer, &error) }
         }
         try check(status, "remove_named_plan", nil)
     }
@@ -106,7 +108,7 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
         guard let frameUpdate else { return }
         var cFrame = motion_frame(
             struct_size: UInt32(MemoryLayout<motion_frame>.size), index: UInt64(frame.index), time: frame.time, delta: frame.delta)
-        PluginCrashReport.calling(pluginName) { frameUpdate(performer, &cFrame) }
+        PluginCrashReport.calling(pluginName, .update, frame: frame.index) { frameUpdate(performer, &cFrame) }
     }
 
     /// The plugin, when it has `update_many` (ABI 1.1): the scheduler updates consecutive performers of
@@ -117,7 +119,7 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
     var frameBatchMember: OpaquePointer { performer }
 
     func receive(_ sample: UnsafePointer<motion_device_motion_sample>) {
-        PluginCrashReport.calling(plugin.cName) { plugin.deviceMotion?.pointee.receive(performer, sample) }
+        PluginCrashReport.calling(plugin.cName, .receiveSample) { plugin.deviceMotion?.pointee.receive(performer, sample) }
     }
 
     var acceptsDeviceMotion: Bool { plugin.deviceMotion != nil }

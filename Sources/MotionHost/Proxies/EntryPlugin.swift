@@ -49,7 +49,9 @@ public final class EntryPlugin: @unchecked Sendable {
         }
         let logMark = PluginLog.mark()
         let cName = self.cName
-        guard let table = PluginCrashReport.calling(cName, { entry(UInt32(MOTION_ABI_VERSION), HostInterface.table) }) else {
+        // A crash on a thread of this plugin's own, outside any marked call, is blamed on its library.
+        PluginCrashReport.recordLibrary(containing: unsafeBitCast(entry, to: UnsafeRawPointer.self), name: cName)
+        guard let table = PluginCrashReport.calling(cName, .entry, { entry(UInt32(MOTION_ABI_VERSION), HostInterface.table) }) else {
             let reason = PluginLog.lastMessage(since: logMark).map { "; it logged: \($0)" } ?? " and logged no reason"
             throw failure(.entryRefused, "motion_plugin_entry returned NULL\(reason)")
         }
@@ -128,10 +130,12 @@ extension EntryPlugin: FrameBatch {
         guard let frames else { return }
         var cFrame = motion_frame(
             struct_size: UInt32(MemoryLayout<motion_frame>.size), index: UInt64(frame.index), time: frame.time, delta: frame.delta)
-        PluginCrashReport.calling(cName) {
-            if let updateMany {
+        if let updateMany {
+            PluginCrashReport.calling(cName, .updateMany, frame: frame.index) {
                 members.withMemoryRebound(to: OpaquePointer?.self) { updateMany($0.baseAddress, $0.count, &cFrame) }
-            } else if let update = frames.pointee.update {
+            }
+        } else if let update = frames.pointee.update {
+            PluginCrashReport.calling(cName, .update, frame: frame.index) {
                 for member in members { update(member, &cFrame) }
             }
         }
