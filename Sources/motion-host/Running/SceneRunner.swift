@@ -35,7 +35,7 @@ struct RunSettings {
 /// Activity transitions and (when tracing) tracer events are written as they happen, at the frame in
 /// which they happen. The run stops after the last frame whose time is ≤ the duration, or, for
 /// `untilIdle`, after the first frame that ends idle with every transaction committed; an `untilIdle`
-/// run still going past `maximumDuration` fails.
+/// run still going past `maximumDuration` fails. ``isInterrupted`` is asked at every frame boundary.
 final class SceneRunner {
     /// The scene being run.
     let document: SceneDocument
@@ -47,8 +47,14 @@ final class SceneRunner {
     var hooks: [any FrameHook] = []
     /// Where the timeline goes.
     var sinks: [any TimelineSink] = []
-    /// Called after every frame (for the progress line).
+    /// Called after every frame (for the progress line and the per-frame flush of the timeline).
     var onFrame: ((TimelinePoint) -> Void)?
+    /// Called as every frame begins, before anything of it is written (to publish the frame to the
+    /// timeline's last words).
+    var onFrameStart: ((TimelinePoint) -> Void)?
+    /// Asked at every frame boundary: `true` stops the run there, with the summary's `stoppedBecause`
+    /// `interrupted` (SIGINT, SIGTERM).
+    var isInterrupted: () -> Bool = { false }
 
     private var point = TimelinePoint(frame: 0, time: 0)
     /// Set once the summary is written: events after it (the scheduler terminating tokens as it goes
@@ -93,6 +99,10 @@ final class SceneRunner {
             let time = Double(frame) / settings.frameRate
             if case .seconds(let duration) = settings.duration, time > duration + tolerance { break }
             point = TimelinePoint(frame: frame, time: time)
+            if isInterrupted() {
+                return finish(scene: scene, scheduler: scheduler, committed: next, frames: frame, reason: .interrupted)
+            }
+            onFrameStart?(point)
             if settings.duration == .untilIdle, time > settings.maximumDuration + tolerance {
                 let remaining = due.count - next
                 let reason =

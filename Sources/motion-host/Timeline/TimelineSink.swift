@@ -79,6 +79,8 @@ enum StopReason: String {
     case safetyLimit
     /// A commit or an emission failed.
     case error
+    /// SIGINT or SIGTERM arrived; the run stopped at the next frame boundary.
+    case interrupted
 }
 
 /// What a timeline says about its run after the last frame.
