@@ -36,7 +36,7 @@ func swiftFixture(_ name: String) -> Target {
 }
 let cFixturePlugins = [
     "FixtureCrashOnCreate", "FixtureHangOnAdd", "FixtureWrongABIMajor", "FixtureNoEntrySymbol", "FixtureRefuses",
-    "FixtureTestPerformers", "FixtureUpdateManyMismatch", "FixtureLateCalls", "FixtureNoisyRefusal",
+    "FixtureTestPerformers", "FixtureUpdateManyMismatch", "FixtureLateCalls", "FixtureNoisyRefusal", "FixtureFaults",
 ]
 let swiftFixturePlugins = ["FixtureTokenMisuse", "FixtureDeviceMotionEcho", "FixturePlanProbe"]
 
@@ -112,6 +112,8 @@ let package = Package(
         cFixture("FixtureUpdateManyMismatch"),
         cFixture("FixtureLateCalls", exporting: "Tests/Fixtures/PluginSources/late-calls.map"),
         cFixture("FixtureNoisyRefusal"),
+        // Crashes, aborts or hangs at a chosen frame, on the scheduler's thread or its own.
+        cFixture("FixtureFaults"),
         swiftFixture("FixtureTokenMisuse"),
         swiftFixture("FixtureDeviceMotionEcho"),
         swiftFixture("FixturePlanProbe"),
@@ -131,7 +133,9 @@ let package = Package(
         // MARK: Plugin host
         // libcrypto (OpenSSL) for the SHA-256 of a plugin library before it is loaded.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        // glibc's GNU extensions MotionHost needs (dladdr1, dlinfo, memfd_create, file seals), in C.
+        // C shims for MotionHost: glibc's GNU extensions (dladdr1, dlinfo, memfd_create, file seals), and the host's
+        // last words when a plugin crashes or hangs it (per-thread call marks, the loaded libraries' address ranges
+        // and the timeline's buffer, read by signal handlers and a watchdog: async-signal-safe C).
         .target(name: "CMotionHostSupport", cSettings: dwarf4),
         .target(
             name: "MotionHost",
@@ -182,6 +186,7 @@ let package = Package(
             name: "motion-host",
             dependencies: [
                 "MotionCore", "MotionHost", "MotionFiles", "DeviceMotion", "DeviceMotionABI", "CMotionABI", "MotionLive",
+                "CMotionHostSupport",
             ]),
 
         // MARK: Tests

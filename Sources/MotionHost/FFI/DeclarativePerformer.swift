@@ -32,8 +32,12 @@ final class DeclaredFunctions {
         }
         self.manifest = manifest
         self.className = performer.className
-        self.cName = UnsafePointer(strdup("\(manifest.id) (\(manifest.url.relativePath))")!)
-        self.create = unsafeBitCast(try library.requiredSymbol(functions.create, for: manifest), to: Create.self)
+        let cName = UnsafePointer(strdup("\(manifest.id) (\(manifest.url.relativePath))")!)
+        self.cName = cName
+        let create = try library.requiredSymbol(functions.create, for: manifest)
+        self.create = unsafeBitCast(create, to: Create.self)
+        // A crash on a thread of this library's own, outside any marked call, is blamed on it.
+        PluginCrashReport.recordLibrary(containing: create, name: cName)
         self.destroy = unsafeBitCast(try library.requiredSymbol(functions.destroy, for: manifest), to: Destroy.self)
         if let update = functions.update {
             self.update = unsafeBitCast(try library.requiredSymbol(update, for: manifest), to: Update.self)
@@ -82,7 +86,8 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
         guard
             let performer = PluginLog.routing(
                 logRoute,
-                { PluginCrashReport.calling(functions.cName, { functions.create(context.targetName, HostInterface.table, context.opaque) }) })
+                { PluginCrashReport.calling(functions.cName, .create, { functions.create(context.targetName, HostInterface.table, context.opaque) }) }
+            )
         else {
             context.retire()
             throw PluginError(
@@ -94,7 +99,7 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
     }
 
     deinit {
-        PluginLog.routing(logRoute) { PluginCrashReport.calling(functions.cName) { functions.destroy(performer) } }
+        PluginLog.routing(logRoute) { PluginCrashReport.calling(functions.cName, .destroy) { functions.destroy(performer) } }
         // A plugin thread that calls the host with this context from now on gets MOTION_ERR_SCHEDULER_GONE.
         context.retire()
     }
@@ -109,7 +114,8 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
         var problem: String?
         guard
             let status = PluginLog.routing(
-                logRoute, { PluginCrashReport.calling(functions.cName, { call.call(performer: performer, plan: plan, problem: &problem) }) })
+                logRoute, { PluginCrashReport.calling(functions.cName, .addPlan, { call.call(performer: performer, plan: plan, problem: &problem) }) }
+            )
         else {
             throw PluginError(code: .invalidDeclaration, message: problem ?? "the plan could not be converted", for: functions.manifest)
         }
@@ -124,6 +130,8 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
     }
 
     func update(frame: Frame) {
-        PluginLog.routing(logRoute) { PluginCrashReport.calling(functions.cName) { functions.update?(performer, frame.time, frame.delta) } }
+        PluginLog.routing(logRoute) {
+            PluginCrashReport.calling(functions.cName, .update, frame: frame.index) { functions.update?(performer, frame.time, frame.delta) }
+        }
     }
 }

@@ -41,8 +41,10 @@ enum EntryRegistry {
     /// - Returns: What the entry returned.
     static func call(_ entry: motion_plugin_entry_fn, cName: UnsafePointer<CChar>, logSink: PluginLog.Sink?) -> Outcome {
         let route = PluginLogRoute(sink: logSink, capturing: true)
+        // A crash on a thread of this plugin's own, outside any marked call, is blamed on its library.
+        _ = PluginCrashReport.recordLibrary(containing: unsafeBitCast(entry, to: UnsafeRawPointer.self), name: cName)
         let table = PluginLog.routing(route) {
-            PluginCrashReport.calling(cName) { entry(UInt32(MOTION_ABI_VERSION), HostInterface.table) }
+            PluginCrashReport.calling(cName, .entry) { entry(UInt32(MOTION_ABI_VERSION), HostInterface.table) }
         }
         return Outcome(table: table, refusal: table == nil ? route.reason : nil)
     }

@@ -38,7 +38,7 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
         error.struct_size = UInt32(MemoryLayout<motion_error>.size)
         let created = className.withCString { classPointer in
             PluginLog.routing(plugin.logRoute) {
-                PluginCrashReport.calling(plugin.cName) {
+                PluginCrashReport.calling(plugin.cName, .create) {
                     plugin.table.pointee.create_performer(classPointer, context.targetName, context.opaque, &error)
                 }
             }
@@ -65,7 +65,7 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
     }
 
     deinit {
-        PluginLog.routing(plugin.logRoute) { PluginCrashReport.calling(plugin.cName) { plugin.table.pointee.destroy_performer(performer) } }
+        PluginLog.routing(plugin.logRoute) { PluginCrashReport.calling(plugin.cName, .destroy) { plugin.table.pointee.destroy_performer(performer) } }
         // A plugin thread that calls the host with this context from now on gets MOTION_ERR_SCHEDULER_GONE.
         context.retire()
     }
@@ -81,7 +81,9 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
             bytes.withMemoryRebound(to: CChar.self) { chars in
                 PlansInFlight.with(plan, bytes: chars) {
                     PluginLog.routing(plugin.logRoute) {
-                        PluginCrashReport.calling(plugin.cName) { plugin.table.pointee.add_plan(performer, chars.baseAddress, chars.count, &error) }
+                        PluginCrashReport.calling(plugin.cName, .addPlan) {
+                            plugin.table.pointee.add_plan(performer, chars.baseAddress, chars.count, &error)
+                        }
                     }
                 }
             }
@@ -98,7 +100,7 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
                 bytes.withMemoryRebound(to: CChar.self) { chars in
                     PlansInFlight.with(plan, bytes: chars) {
                         PluginLog.routing(plugin.logRoute) {
-                            PluginCrashReport.calling(plugin.cName) {
+                            PluginCrashReport.calling(plugin.cName, .addNamedPlan) {
                                 plugin.table.pointee.add_named_plan(performer, namePointer, chars.baseAddress, chars.count, &error)
                             }
                         }
@@ -113,7 +115,7 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
         resetError()
         let status = name.withCString { namePointer in
             PluginLog.routing(plugin.logRoute) {
-                PluginCrashReport.calling(plugin.cName) { plugin.table.pointee.remove_named_plan(performer, namePointer, &error) }
+                PluginCrashReport.calling(plugin.cName, .removeNamedPlan) { plugin.table.pointee.remove_named_plan(performer, namePointer, &error) }
             }
         }
         try check(status, "remove_named_plan", nil)
@@ -123,7 +125,7 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
         guard let frameUpdate else { return }
         var cFrame = motion_frame(
             struct_size: UInt32(MemoryLayout<motion_frame>.size), index: UInt64(frame.index), time: frame.time, delta: frame.delta)
-        PluginLog.routing(logRoute) { PluginCrashReport.calling(pluginName) { frameUpdate(performer, &cFrame) } }
+        PluginLog.routing(logRoute) { PluginCrashReport.calling(pluginName, .update, frame: frame.index) { frameUpdate(performer, &cFrame) } }
     }
 
     /// The plugin, when it has `update_many` (ABI 1.1): the scheduler updates consecutive performers of
@@ -134,7 +136,9 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
     var frameBatchMember: OpaquePointer { performer }
 
     func receive(_ sample: UnsafePointer<motion_device_motion_sample>) {
-        PluginLog.routing(plugin.logRoute) { PluginCrashReport.calling(plugin.cName) { plugin.deviceMotion?.pointee.receive(performer, sample) } }
+        PluginLog.routing(plugin.logRoute) {
+            PluginCrashReport.calling(plugin.cName, .receiveSample) { plugin.deviceMotion?.pointee.receive(performer, sample) }
+        }
     }
 
     var acceptsDeviceMotion: Bool { plugin.deviceMotion != nil }

@@ -180,10 +180,12 @@ extension EntryPlugin: FrameBatch {
         var cFrame = motion_frame(
             struct_size: UInt32(MemoryLayout<motion_frame>.size), index: UInt64(frame.index), time: frame.time, delta: frame.delta)
         PluginLog.routing(logRoute) {
-            PluginCrashReport.calling(cName) {
-                if let updateMany {
+            if let updateMany {
+                PluginCrashReport.calling(cName, .updateMany, frame: frame.index) {
                     members.withMemoryRebound(to: OpaquePointer?.self) { updateMany($0.baseAddress, $0.count, &cFrame) }
-                } else if let update = frames.pointee.update {
+                }
+            } else if let update = frames.pointee.update {
+                PluginCrashReport.calling(cName, .update, frame: frame.index) {
                     for member in members { update(member, &cFrame) }
                 }
             }

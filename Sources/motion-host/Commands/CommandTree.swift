@@ -16,7 +16,7 @@ enum CommandTree {
         name: "run",
         abstract: "Run a scene on a simulated clock and write its timeline.",
         discussion:
-            "Commits each transaction of the scene at its time, ticks the performers frame by frame and writes, per frame, the properties that changed, plus activity transitions (and with --trace every tracer event). Timeline formats: JSON Lines (default) or CSV; --plot also draws each animated property over time as SVG.",
+            "Commits each transaction of the scene at its time, ticks the performers frame by frame and writes, per frame, the properties that changed, plus activity transitions (and with --trace every tracer event). Timeline formats: JSON Lines (default) or CSV; --plot also draws each animated property over time as SVG. Lines reach the output as each frame ends; if a plugin crashes the host or a call into it hangs past --plugin-timeout, the timeline keeps every line so far and ends with an error line naming the plugin, the call and the frame. Exit status: 0 the run completed; 1 the run failed (a commit, an emission, an output, a plugin hang); 64 a usage error; 130 or 143 SIGINT or SIGTERM stopped it at a frame boundary (the summary says interrupted); 128 + N a plugin crashed the host with signal N (139 SIGSEGV, 134 SIGABRT).",
         arguments: [ArgumentSpec(name: "scene", help: "The scene file (JSON, sceneVersion 1).")],
         options: [
             .option(
@@ -41,6 +41,9 @@ enum CommandTree {
             .option(
                 "duration", value: "s",
                 help: "The run length in seconds, or untilIdle, overriding the scene's duration."),
+            .option(
+                "plugin-timeout", value: "s",
+                help: "Seconds one call into a plugin may take before the run is stopped (0: no limit).", default: "10"),
         ],
         run: RunCommand.run)
 

@@ -1,3 +1,4 @@
+import CMotionHostSupport
 import Foundation
 import MotionCore
 import MotionHost
@@ -6,7 +7,11 @@ import MotionHost
 enum RunCommand {
     /// Runs the command.
     /// - Parameter values: The parsed `run` command line.
-    /// - Returns: 0 when the run completed.
+    /// - Returns: 0 when the run completed; 130 or 143 when SIGINT or SIGTERM stopped it at a frame
+    ///   boundary (128 + the signal, as a shell reports a process ended by it; the summary says
+    ///   `interrupted`). A plugin call that does not return within `--plugin-timeout` seconds ends the process
+    ///   with status 1 from the watchdog thread, and a plugin that crashes the host ends it with its signal,
+    ///   each after writing the buffered timeline and a last `error` line (CMotionHostSupport).
     /// - Throws: ``UsageError`` for a bad option value; ``MotionHostError`` for a scene, registry,
     ///   commit or output failure (after writing what the run produced).
     static func run(_ values: ParsedValues) throws -> Int32 {
@@ -39,6 +44,17 @@ enum RunCommand {
             return .seconds(s)
         }
 
+        let pluginTimeout =
+            try values.value("plugin-timeout").map { text throws(UsageError) in
+                guard let s = Double(text), s >= 0, s <= SceneDocument.longestRun else {
+                    throw UsageError(
+                        message:
+                            "The value '\(text)' is invalid for '--plugin-timeout <s>': expected seconds in 0...86400 (0 turns the watchdog off)",
+                        commandPath: values.commandPath)
+                }
+                return s
+            } ?? 10
+
         if let plot = values.value("plot"), !plot.lowercased().hasSuffix(".svg") {
             throw UsageError(
                 message: "The value '\(plot)' is invalid for '--plot <file.svg>': the plot is SVG, so give a file name ending in .svg",
@@ -67,13 +83,29 @@ enum RunCommand {
         let output = try outputPath.map { path throws(MotionHostError) in try TextOutput(path: path) } ?? TextOutput()
         runner.sinks.append(
             format == "csv" ? CSVTimelineWriter(output: output) : JSONLinesTimelineWriter(output: output))
-        // Created now, so an unwritable plot path fails before the run, not after it.
-        let plotOutput = try values.value("plot").map { path throws(MotionHostError) in try TextOutput(path: path) }
+        // Checked now, so an unwritable plot path fails before the run, not after it.
+        let plotOutput = try values.value("plot").map { path throws(MotionHostError) in try WholeFileOutput(path: path) }
         let plot = plotOutput.map { _ in PlotRecorder() }
         if let plot { runner.sinks.append(plot) }
         let progress = ProgressLine(settings: settings)
-        runner.onFrame = { progress.update($0) }
         runner.onError = { CommandLineTool.writeStandardError("error: \($0)\n") }
+        // Nothing lost when a run fails: every frame's lines reach the file as the frame ends, and a fatal
+        // signal or the watchdog writes what is buffered plus a last error line (the frame it names is
+        // published as each frame begins).
+        output.attachLastWords(takesErrorLine: format == "jsonl")
+        runner.onFrameStart = { point in cmotionhost_timeline_set_point(Int64(point.frame), JSONLinesTimelineWriter.stamp(point)) }
+        runner.onFrame = { point in
+            output.flush()
+            progress.update(point)
+        }
+        cmotionhost_install_interrupt_handler()
+        runner.isInterrupted = { cmotionhost_interruption() != 0 }
+        if pluginTimeout > 0 {
+            let description = "\(JSONText.number(pluginTimeout)) s"
+            guard cmotionhost_start_watchdog(pluginTimeout, description) else {
+                throw MotionHostError(.notAvailable, "cannot start the plugin watchdog thread: \(String(cString: strerror(errno)))")
+            }
+        }
 
         var runError: MotionHostError?
         var summary: TimelineSummary?
@@ -84,11 +116,9 @@ enum RunCommand {
         }
         progress.finish()
         try output.close()
-        if let plot, let plotOutput {
-            plotOutput.write(SVGPlot(recording: plot).render())
-            try plotOutput.close()
-        }
+        if let plot, let plotOutput { try plotOutput.write(SVGPlot(recording: plot).render()) }
         if let runError { throw runError }
+        if summary?.stopReason == .interrupted { return 128 + cmotionhost_interruption() }
         if let summary, summary.committedTransactions < document.transactions.count {
             let skipped = document.transactions.count - summary.committedTransactions
             CommandLineTool.writeStandardError(

@@ -37,7 +37,7 @@ struct RunSettings {
 /// Activity transitions and (when tracing) tracer events are written as they happen, at the frame in
 /// which they happen. The run stops after the last frame whose time is ≤ the duration, or, for
 /// `untilIdle`, after the first frame that ends idle with every transaction committed; an `untilIdle`
-/// run still going past `maximumDuration` fails.
+/// run still going past `maximumDuration` fails. ``isInterrupted`` is asked at every frame boundary.
 final class SceneRunner {
     /// The scene being run.
     let document: SceneDocument
@@ -49,7 +49,7 @@ final class SceneRunner {
     var hooks: [any FrameHook] = []
     /// Where the timeline goes.
     var sinks: [any TimelineSink] = []
-    /// Called after every frame (for the progress line).
+    /// Called after every frame (for the progress line and the per-frame flush of the timeline).
     var onFrame: ((TimelinePoint) -> Void)?
     /// Called with each failure that does not end the run (a queued emission that failed), after its
     /// `error` line was written: the CLI prints it to standard error.
@@ -58,6 +58,12 @@ final class SceneRunner {
     private var partlyCommitted = 0
     /// Paces the frames: simulated (as fast as they run) unless replaced, e.g. by a ``RealTimeFrameClock``.
     var clock: any FrameClock = SimulatedFrameClock()
+    /// Called as every frame begins, before anything of it is written (to publish the frame to the
+    /// timeline's last words).
+    var onFrameStart: ((TimelinePoint) -> Void)?
+    /// Asked at every frame boundary: `true` stops the run there, with the summary's `stoppedBecause`
+    /// `interrupted` (SIGINT, SIGTERM).
+    var isInterrupted: () -> Bool = { false }
 
     private var point = TimelinePoint(frame: 0, time: 0)
     /// Set once the summary is written: events after it (the scheduler terminating tokens as it goes
@@ -103,6 +109,10 @@ final class SceneRunner {
             let time = Double(frame) / settings.frameRate
             if case .seconds(let duration) = settings.duration, time > duration + tolerance { break }
             point = TimelinePoint(frame: frame, time: time)
+            if isInterrupted() {
+                return finish(scene: scene, scheduler: scheduler, committed: next, frames: frame, reason: .interrupted)
+            }
+            onFrameStart?(point)
             if settings.duration == .untilIdle, time > settings.maximumDuration + tolerance {
                 let remaining = due.count - next
                 let reason =

@@ -10,13 +10,16 @@ import MotionCore
 /// | `trace` | a tracer event (with `--trace`): `{"trace": kind, "time", "frame", ...}`, kinds `committed`, `emitted`, `performerCreated`, `planAdded`, `namedPlanAdded`, `namedPlanRemoved`, `tokenGenerated`, `tokenTerminated`, `activityChanged` |
 /// | `activity` | the scheduler became `"active"` or `"idle"`: `{"activity": "active", "time", "frame"}` |
 /// | `frame` | the properties that changed in a frame: `{"frame": i, "time": t, "changes": {target: {property: value}}}` |
-/// | `error` | a failure, `{"error": message, "time", "frame"}`: the run failed (the summary follows), or a transaction emitted from a plugin's own thread failed when applied (the run goes on) |
-/// | `summary` | the last line: `{"summary": {"frames", "duration", "committedTransactions", "partlyCommittedTransactions", "stoppedBecause", "activity", ("droppedFrames" in real time), "finalValues": {target: {property: value}}}}` |
+/// | `error` | a failure, `{"error": message, "time", "frame"}`: the run failed (the summary follows), or a transaction emitted from a plugin's own thread failed when applied (the run goes on); after a plugin crashed or hung the host (a fatal signal, the `--plugin-timeout` watchdog) it is the last line, with no summary |
+/// | `summary` | the last line: `{"summary": {"frames", "duration", "committedTransactions", "partlyCommittedTransactions", "stoppedBecause", "activity", ("droppedFrames" in real time), "finalValues": {target: {property: value}}}}`; `stoppedBecause` is `duration`, `idle`, `safetyLimit`, `error`, `interrupted` or `shutdown` |
+///
+/// Nothing is written after the summary (events of the scheduler going away are not part of the run).
 ///
 /// Values are a number (scalar) or an array of 2–4 numbers. Numbers use Swift's shortest
 /// round-trip form (integers without a fraction), so output is stable across runs. Times are seconds.
 final class JSONLinesTimelineWriter: TimelineSink {
     private let output: any TimelineTextOutput
+    private var hasEnded = false
 
     /// A writer to an output (a file, standard output, or `serve`'s subscribers).
     init(output: any TimelineTextOutput) { self.output = output }
@@ -39,12 +42,14 @@ final class JSONLinesTimelineWriter: TimelineSink {
     }
 
     func commit(_ commit: TimelineCommit, at point: TimelinePoint) {
+        guard !hasEnded else { return }
         output.write(
             "{\"commit\":\(commit.index),\"at\":\(JSONText.number(commit.at))\(stamp(point)),\"transaction\":\(json(commit.transaction))}\n"
         )
     }
 
     func trace(_ event: TraceEvent, at point: TimelinePoint) {
+        guard !hasEnded else { return }
         var line = "{\"trace\":"
         switch event {
         case .committed(let transaction):
@@ -76,10 +81,12 @@ final class JSONLinesTimelineWriter: TimelineSink {
     }
 
     func activity(isActive: Bool, at point: TimelinePoint) {
+        guard !hasEnded else { return }
         output.write("{\"activity\":\"\(isActive ? "active" : "idle")\"\(stamp(point))}\n")
     }
 
     func frame(_ point: TimelinePoint, changes: [TimelineChange]) {
+        guard !hasEnded else { return }
         var byTarget: [(target: String, properties: [(name: String, value: PropertyValue)])] = []
         for change in changes {
             if let i = byTarget.firstIndex(where: { $0.target == change.target }) {
@@ -93,10 +100,13 @@ final class JSONLinesTimelineWriter: TimelineSink {
     }
 
     func failure(_ message: String, at point: TimelinePoint) {
+        guard !hasEnded else { return }
         output.write("{\"error\":\(JSONText.string(message))\(stamp(point))}\n")
     }
 
     func end(_ summary: TimelineSummary) {
+        guard !hasEnded else { return }
+        hasEnded = true
         var line = "{\"summary\":{\"frames\":\(summary.frames),\"duration\":\(JSONText.number(summary.duration))"
         line += ",\"committedTransactions\":\(summary.committedTransactions)"
         line += ",\"partlyCommittedTransactions\":\(summary.partlyCommittedTransactions)"
@@ -110,7 +120,10 @@ final class JSONLinesTimelineWriter: TimelineSink {
         output.flush()
     }
 
-    private func stamp(_ point: TimelinePoint) -> String {
+    private func stamp(_ point: TimelinePoint) -> String { Self.stamp(point) }
+
+    /// The `,"time":T,"frame":F` every line but the header, the frame lines and the summary ends with.
+    static func stamp(_ point: TimelinePoint) -> String {
         ",\"time\":\(JSONText.number(point.time)),\"frame\":\(point.frame)"
     }
 

@@ -80,7 +80,7 @@ enum StopReason: String {
     case safetyLimit
     /// A commit or an emission failed.
     case error
-    /// SIGINT or SIGTERM stopped a real-time run at a frame boundary.
+    /// SIGINT or SIGTERM arrived; the run stopped at the next frame boundary.
     case interrupted
     /// `POST /shutdown` stopped `serve` at a frame boundary.
     case shutdown
