@@ -430,6 +430,10 @@ void cmotionhost_install_interrupt_handler(void) {
         sigemptyset(&action.sa_mask);
         sigaction(signals[i], &action, NULL);
     }
+    cmotionhost_unblock_interrupts();
+}
+
+void cmotionhost_unblock_interrupts(void) {
     /* A process may start with them blocked (the mask is inherited through exec, from a thread of its parent
      * that blocks them): then they would stay pending and the run would never stop. */
     sigset_t set;

@@ -282,6 +282,25 @@ struct PlotTests {
         #expect(count("L", in: d) == 14 + 29)
     }
 
+    @Test func aTransactionAPerformerEmittedIsMarkedInEachPanel() throws {
+        let root = MotionHost.fixtures.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let folder = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("shake.svg")
+        let result = try MotionHost.run(
+            ["run", "Examples/shake-to-reset.json", "--plugin-path", "manifests", "--plot", url.path], in: root)
+        #expect(result.status == 0)
+        let svg = try String(contentsOf: url, encoding: .utf8)
+        // ShakeDetector emits once, at the recording's burst (5.63 s): one mark in each of the three panels,
+        // and the legend names it. Without emissions (basic.json) there is neither.
+        let marks = svg.split(separator: "\n").filter { $0.hasPrefix("<line class=\"emission\"") }
+        #expect(marks.count == 3)
+        #expect(count("<path class=\"emission-marker\"", in: svg) == 3)
+        #expect(svg.contains(">emitted</text>"))
+        let (_, plain) = try plot("basic.json")
+        #expect(!plain.contains("class=\"emission\"") && !plain.contains(">emitted</text>"))
+    }
+
     @Test func manyCommitsAreMarkedAsShortTicks() throws {
         let folder = try MotionHost.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -137,6 +137,11 @@ bool cmotionhost_write_last_words(const char *message);
  * a second writes the buffered timeline bytes and ends the process with the signal. */
 void cmotionhost_install_interrupt_handler(void);
 
+/* Unblocks SIGINT and SIGTERM on the calling thread: a process can inherit them blocked from the thread of its
+ * parent that started it, and then they would stay pending. (Called by the interrupt handler's installer; serve,
+ * which catches them on a dispatch source, calls it first too.) */
+void cmotionhost_unblock_interrupts(void);
+
 /** The first SIGINT or SIGTERM received since cmotionhost_install_interrupt_handler, or 0. */
 int cmotionhost_interruption(void);
 

@@ -90,7 +90,8 @@ final class SceneRunner {
         let scheduler = Scheduler(scene: scene, registry: registry)
         let relay = EventRelay(runner: self)
         scheduler.addActivityObserver(relay)
-        if settings.isTracing { scheduler.addTracer(relay) }
+        // Always a tracer: emissions reach the sinks (a plot marks them); every event only with --trace.
+        scheduler.addTracer(relay)
 
         let header = TimelineHeader(
             scenePath: document.path, name: document.name, frameRate: settings.frameRate,
@@ -241,6 +242,10 @@ final class SceneRunner {
 
     fileprivate func relay(trace event: TraceEvent) {
         guard !isFinished else { return }
+        if case .emitted(let transaction, let performer, _) = event {
+            for sink in sinks { sink.emitted(transaction, by: performer, at: point) }
+        }
+        guard settings.isTracing else { return }
         for sink in sinks { sink.trace(event, at: point) }
     }
 }

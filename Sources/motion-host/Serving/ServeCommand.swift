@@ -1,3 +1,4 @@
+import CMotionHostSupport
 import DeviceMotion
 import Dispatch
 import Foundation
@@ -119,6 +120,8 @@ final class StopSignals {
 
     /// Catches the signals and calls `stop` for each one.
     init(stop: @escaping @Sendable () -> Void) {
+        // Inherited blocked, they would stay pending and serve would never stop (seen when started by a test).
+        cmotionhost_unblock_interrupts()
         let queue = DispatchQueue(label: "motion-host.signals")
         sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)

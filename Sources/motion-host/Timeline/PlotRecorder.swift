@@ -34,6 +34,8 @@ final class PlotRecorder: TimelineSink {
     private(set) var activeIntervals: [ClosedRange<Double>] = []
     /// The times (seconds) and indices of committed scene transactions.
     private(set) var commits: [(time: Double, index: Int)] = []
+    /// The times (seconds) of transactions performers emitted, and who emitted them (`ShakeDetectorPerformer`).
+    private(set) var emissions: [(time: Double, performer: String)] = []
     /// The time of the last frame, seconds.
     private(set) var endTime = 0.0
     /// How many frames ran.
@@ -65,6 +67,10 @@ final class PlotRecorder: TimelineSink {
     }
 
     func trace(_ event: TraceEvent, at point: TimelinePoint) {}
+
+    func emitted(_ transaction: Transaction, by performer: PerformerDescription, at point: TimelinePoint) {
+        emissions.append((point.time, performer.className))
+    }
 
     func activity(isActive: Bool, at point: TimelinePoint) {
         if isActive {

@@ -9,7 +9,8 @@ import MotionCore
 /// after a frame or more without one is drawn as a step, and changes in consecutive frames (an animation) as
 /// straight segments from frame to frame, which read as the motion they are. The time axis runs from 0 to the
 /// end of the last frame (its time plus one frame period). Commit marks are drawn over the panel's border, with
-/// a small triangle at its top edge, so a transaction at t = 0 shows too. Plain string building; the output is
+/// a small triangle at its top edge, so a transaction at t = 0 shows too; transactions performers emitted (a
+/// shake detected, say) have solid marks of their own, with a diamond. Plain string building; the output is
 /// standalone SVG 1.1.
 struct SVGPlot {
     /// The recorded run.
@@ -26,6 +27,7 @@ struct SVGPlot {
     private static let componentNames = ["x", "y", "z", "w"]
     private static let activeFill = "#ffe9b8"
     private static let maximumCommitLines = 60
+    private static let emissionColor = "#c2185b"
 
     private var plotWidth: Double { Self.width - Self.left - Self.right }
 
@@ -60,7 +62,13 @@ struct SVGPlot {
         svg += "<text x=\"\(f(legendX + 24))\" y=\"48\" fill=\"#444\">active</text>"
         svg +=
             "<line x1=\"\(f(legendX + 80))\" y1=\"44\" x2=\"\(f(legendX + 98))\" y2=\"44\" stroke=\"#888\" stroke-dasharray=\"3 2\"/>"
-        svg += "<text x=\"\(f(legendX + 104))\" y=\"48\" fill=\"#444\">transaction</text></g>\n"
+        svg += "<text x=\"\(f(legendX + 104))\" y=\"48\" fill=\"#444\">transaction</text>"
+        if !recording.emissions.isEmpty {
+            svg +=
+                "<line x1=\"\(f(legendX + 176))\" y1=\"44\" x2=\"\(f(legendX + 194))\" y2=\"44\" stroke=\"\(Self.emissionColor)\" stroke-width=\"1.5\"/>"
+            svg += "<text x=\"\(f(legendX + 200))\" y=\"48\" fill=\"#444\">emitted</text>"
+        }
+        svg += "</g>\n"
 
         if animated.isEmpty {
             let y = Self.top
@@ -117,6 +125,20 @@ struct SVGPlot {
                 "<line class=\"commit\" x1=\"\(f(x))\" y1=\"\(f(y))\" x2=\"\(f(x))\" y2=\"\(f(markBottom))\" stroke=\"#666\" stroke-dasharray=\"3 2\"/>\n"
             out +=
                 "<path class=\"commit-marker\" d=\"M\(f(x - 4)) \(f(y))H\(f(x + 4))L\(f(x)) \(f(y + 6))Z\" fill=\"#666\"/>\n"
+        }
+        // Emissions (a performer's own transactions, e.g. a shake detected): a solid line and a diamond.
+        var emitted: [Double] = []
+        for emission in recording.emissions {
+            let x = xPosition(emission.time, endTime)
+            if let last = emitted.last, abs(last - x) < 0.5 { continue }
+            emitted.append(x)
+        }
+        let emittedBottom = emitted.count <= Self.maximumCommitLines ? y + Self.panelHeight : y + 6
+        for x in emitted {
+            out +=
+                "<line class=\"emission\" x1=\"\(f(x))\" y1=\"\(f(y))\" x2=\"\(f(x))\" y2=\"\(f(emittedBottom))\" stroke=\"\(Self.emissionColor)\" stroke-width=\"1.5\" stroke-opacity=\"0.8\"/>\n"
+            out +=
+                "<path class=\"emission-marker\" d=\"M\(f(x)) \(f(y))L\(f(x + 4)) \(f(y + 4))L\(f(x)) \(f(y + 8))L\(f(x - 4)) \(f(y + 4))Z\" fill=\"\(Self.emissionColor)\"/>\n"
         }
         if isLast {
             out +=

@@ -22,6 +22,13 @@ protocol TimelineSink: AnyObject {
     func failure(_ message: String, at point: TimelinePoint)
     /// The run ended.
     func end(_ summary: TimelineSummary)
+    /// A performer emitted a transaction (with or without `--trace`), e.g. for a plot's marks.
+    func emitted(_ transaction: Transaction, by performer: PerformerDescription, at point: TimelinePoint)
+}
+
+extension TimelineSink {
+    /// Most sinks have nothing to do with an emission beyond its trace line.
+    func emitted(_ transaction: Transaction, by performer: PerformerDescription, at point: TimelinePoint) {}
 }
 
 /// A frame's index and time, seconds.

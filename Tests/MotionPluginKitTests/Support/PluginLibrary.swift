@@ -28,27 +28,31 @@ struct PluginLibrary: @unchecked Sendable {
     /// - Parameter instance: another name opens another copy (an instance whose entry can be given a
     ///   different host without disturbing the tests that use the first).
     static func open(_ product: String, instance: String = "") throws -> PluginLibrary {
-        try opened.withLock { opened in
-            if let library = opened[product + instance] { return library }
-            let path = "\(productsDirectory)/lib\(product).so"
-            let copy = "\(privateDirectory)/lib\(product)\(instance).so"
-            try? FileManager.default.removeItem(atPath: copy)
-            do {
-                try FileManager.default.copyItem(atPath: path, toPath: copy)
-            } catch {
-                throw LoadFailure(description: "cannot copy \(path): \(error). To fix, build the products first.")
-            }
-            guard let handle = dlopen(copy, RTLD_NOW | RTLD_LOCAL) else {
-                let reason = dlerror().map { String(cString: $0) } ?? "unknown"
-                throw LoadFailure(description: "dlopen \(copy) failed: \(reason). To fix, build the products first.")
-            }
-            let library = PluginLibrary(name: product, path: path, handle: handle)
-            opened[product + instance] = library
-            return library
+        // An NSLock (a pthread mutex), not Synchronization's Mutex: Thread Sanitizer (.ci/tsan) cannot see the
+        // futex-based Mutex of the uninstrumented toolchain library and reports the guarded accesses as races.
+        openedLock.lock()
+        defer { openedLock.unlock() }
+        if let library = opened[product + instance] { return library }
+        let path = "\(productsDirectory)/lib\(product).so"
+        let copy = "\(privateDirectory)/lib\(product)\(instance).so"
+        try? FileManager.default.removeItem(atPath: copy)
+        do {
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+        } catch {
+            throw LoadFailure(description: "cannot copy \(path): \(error). To fix, build the products first.")
         }
+        guard let handle = dlopen(copy, RTLD_NOW | RTLD_LOCAL) else {
+            let reason = dlerror().map { String(cString: $0) } ?? "unknown"
+            throw LoadFailure(description: "dlopen \(copy) failed: \(reason). To fix, build the products first.")
+        }
+        let library = PluginLibrary(name: product, path: path, handle: handle)
+        opened[product + instance] = library
+        return library
     }
 
-    private static let opened = Mutex<[String: PluginLibrary]>([:])
+    private static let openedLock = NSLock()
+    // Guarded by openedLock.
+    nonisolated(unsafe) private static var opened: [String: PluginLibrary] = [:]
     private static let privateDirectory: String = {
         let directory = NSTemporaryDirectory() + "motion-plugin-tests-\(getpid())"
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
