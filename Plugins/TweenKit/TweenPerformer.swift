@@ -18,9 +18,7 @@ final class TweenPerformer: SinglePlanPerformer, FrameUpdating {
     }
 
     private let context: PerformerContext
-    // Touched only on the scheduler thread and never re-entrantly: no dynamic exclusivity checks on
-    // the per-frame path.
-    @exclusivity(unchecked) private var animations: [Animation] = []
+    private var animations: [Animation] = []
     private var token = ActivityToken()
 
     init(context: PerformerContext) {
@@ -48,15 +46,22 @@ final class TweenPerformer: SinglePlanPerformer, FrameUpdating {
     }
 
     func update(frame: Frame) {
+        // The frame works on a local array: the stored property is accessed twice per frame (to take the
+        // animations out and to put them back), not once per animation, and needs no
+        // `@exclusivity(unchecked)`. (Nothing in the loop calls back into this performer.)
+        var running: [Animation] = []
+        swap(&running, &animations)
         var index = 0
-        while index < animations.count {
-            if step(&animations[index], at: frame.time) {
-                animations.remove(at: index)
+        while index < running.count {
+            if step(&running[index], at: frame.time) {
+                running.remove(at: index)
             } else {
                 index += 1
             }
         }
-        if animations.isEmpty { token.release(context) }
+        let isDone = running.isEmpty
+        swap(&running, &animations)
+        if isDone { token.release(context) }
     }
 
     /// Advances one animation to `time`; returns whether it has finished.
