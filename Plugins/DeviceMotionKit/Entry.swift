@@ -5,7 +5,7 @@ import MotionPluginKit
 public func motionPluginEntry(_ version: UInt32, _ host: UnsafePointer<motion_host_v1>?)
     -> UnsafePointer<motion_plugin_v1>?
 {
-    MotionPlugin(
+    unsafe MotionPlugin(
         id: "org.motion.devicemotionkit",
         performers: [TiltablePerformer.self, VerticalMotionPerformer.self, ShakeDetectorPerformer.self]
     ).export(hostVersion: version, host: host)

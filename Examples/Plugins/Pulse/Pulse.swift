@@ -42,5 +42,5 @@ final class PulsePerformer: SinglePlanPerformer, FrameUpdating {
 public func motionPluginEntry(_ version: UInt32, _ host: UnsafePointer<motion_host_v1>?)
     -> UnsafePointer<motion_plugin_v1>?
 {
-    MotionPlugin(id: "org.example.pulse", performers: [PulsePerformer.self]).export(hostVersion: version, host: host)
+    unsafe MotionPlugin(id: "org.example.pulse", performers: [PulsePerformer.self]).export(hostVersion: version, host: host)
 }

@@ -3,7 +3,7 @@ import Foundation
 /// Commits transactions of plans, creates one performer per (target, performer class) to fulfil them,
 /// and reports whether any performer is still working.
 ///
-/// "One scheduler per interaction or transition." Behaviours: RUNTIME.md R1–R42.
+/// "One scheduler per interaction or transition." Behaviours: Documentation/RUNTIME.md R1–R42.
 ///
 /// Thread rule: create and use a scheduler on one thread (its thread). Is-active tokens may be
 /// terminated, and transactions emitted, from any thread: that work is applied at the scheduler's next
