@@ -1,11 +1,12 @@
 import MotionPluginKit
 
 /// {"type": "Pulse", "property": "scale", "amplitude": 0.1, "duration": 0.5}
+/// Defaults live in the manifest: the host fills absent fields before the plugin sees a plan.
 struct Pulse: PluginPlan {
     static let type = "Pulse"
     var property: String
-    var amplitude: Double = 0.1  // the host fills manifest defaults before the plugin sees a plan
-    var duration: Double = 0.5
+    var amplitude: Double
+    var duration: Double
 }
 
 final class PulsePerformer: SinglePlanPerformer, FrameUpdating {
