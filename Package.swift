@@ -154,7 +154,7 @@ let package = Package(
             dependencies: ["MotionCore", "MotionHost", "MotionFiles", "DeviceMotion", "DeviceMotionABI", "CMotionABI"]),
 
         // MARK: Tests
-        .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting"]),
+        .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionTesting", "DeviceMotion"]),
         // The runtime behaviours through the plugin boundary: dlopens the built fixture plugins, never links them.
         .testTarget(name: "PluginBoundaryTests", dependencies: ["MotionCore", "MotionTesting", "MotionHost"]),
         .testTarget(name: "MotionHostCLITests", dependencies: ["MotionCore"], exclude: ["Fixtures"]),
