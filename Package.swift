@@ -65,10 +65,14 @@ let package = Package(
 
         // MARK: Animation math (shared by plugins and in-process performers)
         .target(name: "MotionAnimation"),
+        // MARK: Values both sides of the plugin boundary share (JSONValue, Quaternion), re-exported by
+        // MotionCore, DeviceMotion and MotionPluginKit, which may not depend on each other. It holds only what
+        // the SDK needs (the rest is in MotionCore and DeviceMotion): a Swift plugin grows by about 6 KB.
+        .target(name: "MotionValues"),
 
         // MARK: SDK
         // The Swift SDK for plugin authors: C types and JSON bytes only cross the boundary.
-        .target(name: "MotionPluginKit", dependencies: ["CMotionABI", "CMotionPluginKitSupport"]),
+        .target(name: "MotionPluginKit", dependencies: ["CMotionABI", "CMotionPluginKitSupport", "MotionValues"]),
         // Its one inline C helper (header only): the calling thread's identity without a call.
         .target(name: "CMotionPluginKitSupport"),
 
@@ -112,7 +116,7 @@ let package = Package(
             linkerSettings: [.linkedLibrary("simdjson")]),
 
         // MARK: Core runtime
-        .target(name: "MotionCore", dependencies: ["CMotionJSON"]),
+        .target(name: "MotionCore", dependencies: ["CMotionJSON", "MotionValues"]),
         // Reading files the host did not write: without blocking, regular files only, up to a size limit.
         .target(name: "MotionFiles"),
 
@@ -130,7 +134,7 @@ let package = Package(
             path: "Benchmarks/DiscoveryBenchmark", exclude: ["lilv-describe.c"]),
 
         // MARK: Device motion
-        .target(name: "DeviceMotion", dependencies: ["MotionFiles"]),
+        .target(name: "DeviceMotion", dependencies: ["MotionFiles", "MotionValues"]),
         // DeviceMotion values → the C ABI's motion_device_motion_sample (one conversion for the CLI and tests).
         .target(name: "DeviceMotionABI", dependencies: ["DeviceMotion", "CMotionABI"]),
         .testTarget(name: "AttitudeEstimationTests", dependencies: ["DeviceMotion", "AttitudeEvaluation"]),
@@ -177,7 +181,7 @@ let package = Package(
 // discovery, attitude and motion benchmarks, and the MotionCore, MotionHost, MotionHostCLI and MotionPluginKit
 // tests (about 1,200 unmarked uses in all, mostly C-ABI pointers; a target joins when its uses are marked).
 let strictMemorySafeTargets: Set<String> = [
-    "MotionFiles", "MotionAnimation", "DeviceMotion", "DeviceMotionABI", "MotionTesting", "AttitudeEvaluation",
+    "MotionFiles", "MotionAnimation", "MotionValues", "DeviceMotion", "DeviceMotionABI", "MotionTesting", "AttitudeEvaluation",
     "TweenKit", "DeviceMotionKit", "Pulse", "FixtureDeviceMotionEcho", "FixturePlanProbe",
     "MotionAnimationTests", "DeviceMotionTests", "AttitudeEstimationTests", "DeviceMotionKitTests",
     "PluginBoundaryTests", "device-motion-benchmark",

@@ -147,7 +147,7 @@ struct CSVScanner {
         guard (48...57).contains(first) || first == 45 || first == 43 || first == 46 else { return nil }
         for i in start..<end where bytes[i] == 120 || bytes[i] == 88 { return nil }  // hexadecimal "0x…"
         return unsafe bytes.withUnsafeBufferPointer { buffer -> Double? in
-            guard let base = unsafe buffer.baseAddress else { return nil }
+            guard let base = buffer.baseAddress else { return nil }
             let begin = unsafe UnsafeRawPointer(base + start).assumingMemoryBound(to: CChar.self)
             var stop: UnsafeMutablePointer<CChar>?
             let value = unsafe strtod(begin, &stop)
