@@ -6,9 +6,8 @@ import MotionPluginKit
     import Musl
 #endif
 
-/// Roll and pitch of an attitude quaternion, radians, with Core Motion's formulas (`CMAttitude`):
-/// pitch (about the device's x axis) `= asin(2(wx + yz))` in `[−π/2, π/2]`,
-/// roll (about y) `= atan2(2(wy − xz), 1 − 2(x² + y²))` in `(−π, π]`.
+/// Roll and pitch of an attitude quaternion, radians, with Core Motion's formulas (`CMAttitude`; written
+/// once, on `Quaternion`).
 struct RollPitch: Equatable {
     /// rad.
     var roll: Double
@@ -16,8 +15,8 @@ struct RollPitch: Equatable {
     var pitch: Double
 
     init(_ q: DeviceMotionSample.Quaternion) {
-        pitch = asin(min(1, max(-1, 2 * (q.w * q.x + q.y * q.z))))
-        roll = atan2(2 * (q.w * q.y - q.x * q.z), 1 - 2 * (q.x * q.x + q.y * q.y))
+        pitch = q.pitch
+        roll = q.roll
     }
 
     init(roll: Double, pitch: Double) {

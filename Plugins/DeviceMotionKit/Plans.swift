@@ -4,57 +4,28 @@ import MotionPluginKit
 /// target's rotation [x, y, z] = [gain · pitch, gain · roll, 0] (each clamped to ±maximumAngle rad) and
 /// offset its position [x, y] by [parallax · roll, parallax · pitch] (pt, each clamped to ±maximumOffset)
 /// from the position it had when the plan arrived. Manifest: `manifests/devicemotionkit.json`.
+///
+/// The plans' defaults live in the manifest only: the host fills absent fields from it before the plugin
+/// sees a plan, so every field always arrives and decoding is synthesized.
 struct Tiltable: PluginPlan, Equatable {
     static let type = "Tiltable"
     /// The rotation property (3 components, rad).
-    var rotationProperty = "rotation"
+    var rotationProperty: String
     /// The position property (2 or more components, pt).
-    var positionProperty = "position"
+    var positionProperty: String
     /// rad of rotation per rad of attitude.
-    var gain = 1.0
+    var gain: Double
     /// rad, >= 0: the largest rotation about each axis.
-    var maximumAngle = 0.5
+    var maximumAngle: Double
     /// pt per rad of attitude; 0 leaves the position alone.
-    var parallax = 40.0
+    var parallax: Double
     /// pt, >= 0: the largest offset along each axis.
-    var maximumOffset = 20.0
+    var maximumOffset: Double
     /// "firstSample": roll and pitch minus those of the first sample after the plan arrived (roll
     /// difference wrapped into [−π, π]); "referenceFrame": the angles of the attitude as delivered.
-    var relativeTo = "firstSample"
+    var relativeTo: String
     /// s, > 0: the token is released after this long without a sample.
-    var timeout = 0.5
-
-    enum CodingKeys: String, CodingKey {
-        case rotationProperty, positionProperty, gain, maximumAngle, parallax, maximumOffset, relativeTo, timeout
-    }
-
-    init(
-        rotationProperty: String = "rotation", positionProperty: String = "position", gain: Double = 1,
-        maximumAngle: Double = 0.5, parallax: Double = 40, maximumOffset: Double = 20,
-        relativeTo: String = "firstSample", timeout: Double = 0.5
-    ) {
-        self.rotationProperty = rotationProperty
-        self.positionProperty = positionProperty
-        self.gain = gain
-        self.maximumAngle = maximumAngle
-        self.parallax = parallax
-        self.maximumOffset = maximumOffset
-        self.relativeTo = relativeTo
-        self.timeout = timeout
-    }
-
-    // Decoding fills the manifest's defaults too, so the plugin works with hosts that do not.
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        rotationProperty = try c.decodeIfPresent(String.self, forKey: .rotationProperty) ?? "rotation"
-        positionProperty = try c.decodeIfPresent(String.self, forKey: .positionProperty) ?? "position"
-        gain = try c.decodeIfPresent(Double.self, forKey: .gain) ?? 1
-        maximumAngle = try c.decodeIfPresent(Double.self, forKey: .maximumAngle) ?? 0.5
-        parallax = try c.decodeIfPresent(Double.self, forKey: .parallax) ?? 40
-        maximumOffset = try c.decodeIfPresent(Double.self, forKey: .maximumOffset) ?? 20
-        relativeTo = try c.decodeIfPresent(String.self, forKey: .relativeTo) ?? "firstSample"
-        timeout = try c.decodeIfPresent(Double.self, forKey: .timeout) ?? 0.5
-    }
+    var timeout: Double
 
     /// Whether the attitude is taken relative to the first sample.
     var isRelativeToFirstSample: Bool { relativeTo == "firstSample" }
@@ -81,22 +52,9 @@ struct Tiltable: PluginPlan, Equatable {
 struct VerticalMotion: PluginPlan, Equatable {
     static let type = "VerticalMotion"
     /// The property written, one component, g.
-    var property = "verticalAcceleration"
+    var property: String
     /// s, > 0: the token is released after this long without a sample.
-    var timeout = 0.5
-
-    enum CodingKeys: String, CodingKey { case property, timeout }
-
-    init(property: String = "verticalAcceleration", timeout: Double = 0.5) {
-        self.property = property
-        self.timeout = timeout
-    }
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        property = try c.decodeIfPresent(String.self, forKey: .property) ?? "verticalAcceleration"
-        timeout = try c.decodeIfPresent(Double.self, forKey: .timeout) ?? 0.5
-    }
+    var timeout: Double
 
     /// Checks the fields.
     /// - Throws: `PluginError` (invalid plan) naming the field.
@@ -111,37 +69,15 @@ struct VerticalMotion: PluginPlan, Equatable {
 struct ShakeDetector: PluginPlan, Equatable {
     static let type = "ShakeDetector"
     /// g, > 0.
-    var threshold = 1.0
+    var threshold: Double
     /// s, >= 0: how long |userAcceleration| must stay above the threshold (0: one sample is enough).
-    var minimumDuration = 0.05
+    var minimumDuration: Double
     /// s, >= 0: after firing, no shake fires before this much sample time has passed.
-    var cooldown = 1.0
+    var cooldown: Double
     /// The transaction emitted on each shake, `{"operations": [...]}` (the host's transaction JSON).
-    var transaction: JSONValue = .object(["operations": .array([])])
+    var transaction: JSONValue
     /// s, > 0: the token is released after this long without a sample.
-    var timeout = 0.5
-
-    enum CodingKeys: String, CodingKey { case threshold, minimumDuration, cooldown, transaction, timeout }
-
-    init(
-        threshold: Double = 1, minimumDuration: Double = 0.05, cooldown: Double = 1,
-        transaction: JSONValue = .object(["operations": .array([])]), timeout: Double = 0.5
-    ) {
-        self.threshold = threshold
-        self.minimumDuration = minimumDuration
-        self.cooldown = cooldown
-        self.transaction = transaction
-        self.timeout = timeout
-    }
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        threshold = try c.decodeIfPresent(Double.self, forKey: .threshold) ?? 1
-        minimumDuration = try c.decodeIfPresent(Double.self, forKey: .minimumDuration) ?? 0.05
-        cooldown = try c.decodeIfPresent(Double.self, forKey: .cooldown) ?? 1
-        transaction = try c.decodeIfPresent(JSONValue.self, forKey: .transaction) ?? .object(["operations": .array([])])
-        timeout = try c.decodeIfPresent(Double.self, forKey: .timeout) ?? 0.5
-    }
+    var timeout: Double
 
     /// The number of operations of `transaction`.
     var operationCount: Int {

@@ -4,23 +4,17 @@ import MotionPluginKit
 /// Performs `Tween`s: any number of properties of one target at once, one tween per property (a new
 /// tween on a property replaces the running one). Holds one is-active token while any tween runs.
 final class TweenPerformer: SinglePlanPerformer, FrameUpdating {
+    /// A running tween (its frame arithmetic is MotionAnimation's, shared with the benchmark's in-process
+    /// Tween) and the property it writes.
     private struct Animation {
         let propertyName: String
         let property: PropertyID
-        let curve: TimingCurve
-        let to: [Double]
-        let duration: Double
-        let delay: Double
-        var start: Double?
-        var from: [Double]?
-        var values: [Double]
+        var tween: TweenAnimation
         var name: String?
     }
 
     private let context: PerformerContext
-    // Touched only on the scheduler thread and never re-entrantly: no dynamic exclusivity checks on
-    // the per-frame path.
-    @exclusivity(unchecked) private var animations: [Animation] = []
+    private var animations: [Animation] = []
     private var token = ActivityToken()
 
     init(context: PerformerContext) {
@@ -48,57 +42,52 @@ final class TweenPerformer: SinglePlanPerformer, FrameUpdating {
         animations.removeAll { $0.property == property }
         animations.append(
             Animation(
-                propertyName: tween.property, property: property, curve: curve, to: tween.to, duration: tween.duration,
-                delay: tween.delay, start: nil, from: tween.from, values: tween.to, name: name))
+                propertyName: tween.property, property: property,
+                tween: TweenAnimation(
+                    curve: curve, from: tween.from, to: tween.to, duration: tween.duration, delay: tween.delay),
+                name: name))
         token.hold(context)
     }
 
     func update(frame: Frame) {
+        // The frame works on a local array: the stored property is accessed twice per frame (to take the
+        // animations out and to put them back), not once per animation, and needs no
+        // `@exclusivity(unchecked)`. (Nothing in the loop calls back into this performer.)
+        var running: [Animation] = []
+        swap(&running, &animations)
         var index = 0
-        while index < animations.count {
-            if step(&animations[index], at: frame.time) {
-                animations.remove(at: index)
+        while index < running.count {
+            if step(&running[index], at: frame.time) {
+                running.remove(at: index)
             } else {
                 index += 1
             }
         }
-        if animations.isEmpty { token.release(context) }
+        let isDone = running.isEmpty
+        swap(&running, &animations)
+        if isDone { token.release(context) }
     }
 
-    /// Advances one animation to `time`; returns whether it has finished.
+    /// Advances one animation to `time` and writes its value; returns whether it has finished.
     private func step(_ animation: inout Animation, at time: Double) -> Bool {
-        let start = animation.start ?? time
-        animation.start = start
-        let elapsed = time - start - animation.delay
-        guard elapsed >= 0 else { return false }
-        if animation.from == nil {
+        let (property, name, count) = (animation.property, animation.propertyName, animation.tween.to.count)
+        let step = animation.tween.advance(to: time) {
             // Start from the property's value when the tween starts (after its delay).
-            let current = try? context.value(of: animation.property)
-            if let current, current.count == animation.to.count {
-                animation.from = current
-            } else {
-                if let current {
-                    context.log(
-                        .warning,
-                        "Tween on \(animation.propertyName): the property has \(current.count) components, "
-                            + "\"to\" has \(animation.to.count); jumping to \"to\".")
-                }
-                animation.from = animation.to
+            let current = try? context.value(of: property)
+            if let current, current.count != count {
+                context.log(
+                    .warning,
+                    "Tween on \(name): the property has \(current.count) components, \"to\" has \(count); jumping to \"to\".")
             }
+            return current
         }
-        let progress = animation.duration > 0 ? elapsed / animation.duration : 1
-        let fraction = animation.curve.value(at: progress)
-        let from = animation.from ?? animation.to
-        for component in animation.values.indices {
-            animation.values[component] = interpolate(
-                from: from[component], to: animation.to[component], fraction: fraction)
-        }
+        if step == .waiting { return false }
         do {
-            try context.setValue(animation.values, of: animation.property)
+            try context.setValue(animation.tween.values, of: animation.property)
         } catch {
             context.log(.error, "Tween on \(animation.propertyName) stopped: \(error)")
             return true
         }
-        return progress >= 1
+        return step == .finished
     }
 }

@@ -88,7 +88,7 @@ public enum RegularFile {
     /// - Throws: ``FileReadError`` `.notFound`, `.notARegularFile` (naming what the path is) or `.unreadable`.
     public static func open(atPath path: String, what: String) throws(FileReadError) -> OpenRegularFile {
         var fd: Int32
-        repeat { fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) } while fd < 0 && Glibc.errno == EINTR
+        repeat { fd = unsafe Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) } while fd < 0 && Glibc.errno == EINTR
         if fd < 0 {
             let e = Glibc.errno
             if e == ENOENT || e == ENOTDIR {
@@ -100,7 +100,7 @@ public enum RegularFile {
                 code: .unreadable, path: path, message: "cannot open \(what): \(describeErrno(e))", errno: e)
         }
         var status = stat()
-        if fstat(fd, &status) != 0 {
+        if unsafe fstat(fd, &status) != 0 {
             let e = Glibc.errno
             Glibc.close(fd)
             throw FileReadError(
@@ -161,8 +161,8 @@ public enum RegularFile {
                 if count > limit { throw tooLarge }
                 bytes.append(contentsOf: repeatElement(0, count: min(max(4096, bytes.count), limit + 1 - count)))
             }
-            let n = bytes.withUnsafeMutableBytes { buffer in
-                Glibc.read(file.descriptor, buffer.baseAddress! + count, buffer.count - count)
+            let n = unsafe bytes.withUnsafeMutableBytes { buffer in
+                unsafe Glibc.read(file.descriptor, buffer.baseAddress! + count, buffer.count - count)
             }
             if n < 0 {
                 let e = Glibc.errno
@@ -195,5 +195,5 @@ public enum RegularFile {
         }
     }
 
-    private static func describeErrno(_ value: Int32) -> String { String(cString: strerror(value)) }
+    private static func describeErrno(_ value: Int32) -> String { unsafe String(cString: strerror(value)) }
 }

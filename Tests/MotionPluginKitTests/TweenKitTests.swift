@@ -142,6 +142,27 @@ struct TweenKitTests {
         #expect(values.first == [0.8] && values.last == [0])
     }
 
+    @Test("Plan defaults come from the manifest only: a FadeIn filled in as the host fills it works, an unfilled one names the field")
+    func defaultsComeFromTheManifest() throws {
+        let context = FakeContext(target: "fade-defaults")
+        let (tweenCreated, _, _) = plugin.create("TweenPerformer", for: context)
+        let (fadeCreated, _, _) = plugin.create("FadePerformer", for: context)
+        let tweens = try #require(tweenCreated)
+        let fades = try #require(fadeCreated)
+        defer {
+            plugin.destroy(fades)
+            plugin.destroy(tweens)
+        }
+        context.router.withLock { $0 = addRouter(["Tween": Route(plugin: plugin, performer: tweens)]) }
+        #expect(plugin.add(#"{"type":"FadeIn"}"#, to: fades).0 == MOTION_OK)
+        let emitted = try #require(context.emitted.first)
+        let tween = try #require(operations(of: emitted).first?["plan"] as? [String: Any])
+        #expect(tween["duration"] as? Double == 0.3 && tween["delay"] as? Double == 0 && tween["timing"] as? String == "easeOut")
+        let (status, text) = plugin.add(asWritten: #"{"type":"FadeIn","delay":0,"timing":"easeOut"}"#, to: fades)
+        #expect(status == MOTION_ERR_INVALID_PLAN)
+        #expect(text.contains("duration"))
+    }
+
     @Test("A failed emission fails the FadeIn with the host's status")
     func failedEmission() throws {
         let context = FakeContext(target: "fade-failing")

@@ -4,7 +4,7 @@ import MotionHost
 import MotionTesting
 import Testing
 
-/// The runtime behaviours of RUNTIME.md, run against in-process performers and against the same
+/// The runtime behaviours of Documentation/RUNTIME.md, run against in-process performers and against the same
 /// performers loaded from a C plugin (`libFixtureTestPerformers.so`, through `motion_plugin.h`): both
 /// must give the same calls, traces and activity.
 @Suite("Runtime behaviours across the plugin boundary", .serialized)

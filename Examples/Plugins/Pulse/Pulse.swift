@@ -1,11 +1,12 @@
 import MotionPluginKit
 
 /// {"type": "Pulse", "property": "scale", "amplitude": 0.1, "duration": 0.5}
+/// Defaults live in the manifest: the host fills absent fields before the plugin sees a plan.
 struct Pulse: PluginPlan {
     static let type = "Pulse"
     var property: String
-    var amplitude: Double = 0.1  // the host fills manifest defaults before the plugin sees a plan
-    var duration: Double = 0.5
+    var amplitude: Double
+    var duration: Double
 }
 
 final class PulsePerformer: SinglePlanPerformer, FrameUpdating {
@@ -38,9 +39,9 @@ final class PulsePerformer: SinglePlanPerformer, FrameUpdating {
     }
 }
 
-@_cdecl("motion_plugin_entry")
+@c(motion_plugin_entry)
 public func motionPluginEntry(_ version: UInt32, _ host: UnsafePointer<motion_host_v1>?)
     -> UnsafePointer<motion_plugin_v1>?
 {
-    MotionPlugin(id: "org.example.pulse", performers: [PulsePerformer.self]).export(hostVersion: version, host: host)
+    unsafe MotionPlugin(id: "org.example.pulse", performers: [PulsePerformer.self]).export(hostVersion: version, host: host)
 }

@@ -146,12 +146,12 @@ struct CSVScanner {
         // strtod also accepts leading spaces, "nan", "inf" and hex: allow only a plain decimal start.
         guard (48...57).contains(first) || first == 45 || first == 43 || first == 46 else { return nil }
         for i in start..<end where bytes[i] == 120 || bytes[i] == 88 { return nil }  // hexadecimal "0x…"
-        return bytes.withUnsafeBufferPointer { buffer -> Double? in
+        return unsafe bytes.withUnsafeBufferPointer { buffer -> Double? in
             guard let base = buffer.baseAddress else { return nil }
-            let begin = UnsafeRawPointer(base + start).assumingMemoryBound(to: CChar.self)
+            let begin = unsafe UnsafeRawPointer(base + start).assumingMemoryBound(to: CChar.self)
             var stop: UnsafeMutablePointer<CChar>?
-            let value = strtod(begin, &stop)
-            guard let stop, UnsafeRawPointer(stop) == UnsafeRawPointer(base + end), value.isFinite else { return nil }
+            let value = unsafe strtod(begin, &stop)
+            guard let stop = unsafe stop, unsafe UnsafeRawPointer(stop) == UnsafeRawPointer(base + end), value.isFinite else { return nil }
             return value
         }
     }

@@ -130,38 +130,79 @@ extension MotionManager {
     /// finish with, `MotionManagerError` code `unimplemented`. Never traps.
     ///
     /// Start from it in a test and replace the endpoints the code under test should use; any other call
-    /// fails loudly instead of silently doing nothing.
-    public static let unimplemented = MotionManager(
-        create: { _ in throw missing("create") },
-        destroy: { _ in throw missing("destroy") },
-        startDeviceMotionUpdates: { _, _ in failedStream("startDeviceMotionUpdates") },
-        stopDeviceMotionUpdates: { _ in throw missing("stopDeviceMotionUpdates") },
-        startAccelerometerUpdates: { _ in failedStream("startAccelerometerUpdates") },
-        stopAccelerometerUpdates: { _ in throw missing("stopAccelerometerUpdates") },
-        startGyroUpdates: { _ in failedStream("startGyroUpdates") },
-        stopGyroUpdates: { _ in throw missing("stopGyroUpdates") },
-        startMagnetometerUpdates: { _ in failedStream("startMagnetometerUpdates") },
-        stopMagnetometerUpdates: { _ in throw missing("stopMagnetometerUpdates") },
-        updateInterval: { _, _ in throw missing("updateInterval") },
-        setUpdateInterval: { _, _, _ in throw missing("setUpdateInterval") },
-        isAvailable: { _, _ in throw missing("isAvailable") },
-        isActive: { _, _ in throw missing("isActive") },
-        deviceMotion: { _ in throw missing("deviceMotion") },
-        accelerometerData: { _ in throw missing("accelerometerData") },
-        gyroData: { _ in throw missing("gyroData") },
-        magnetometerData: { _ in throw missing("magnetometerData") },
-        attitudeReferenceFrame: { _ in throw missing("attitudeReferenceFrame") },
-        availableReferenceFrames: { _ in throw missing("availableReferenceFrames") })
+    /// fails loudly instead of silently doing nothing. Code under test that calls with `try?` swallows the
+    /// error: in tests prefer MotionTesting's `MotionManager.failing()`, which also records a test issue.
+    public static let unimplemented = unimplemented(reporting: { _ in })
 
-    private static func missing(_ endpoint: String) -> MotionManagerError {
-        MotionManagerError(
-            .unimplemented,
-            "\(endpoint) was called on MotionManager.unimplemented. To fix, give this endpoint an implementation "
-                + "(for example `manager.\(endpoint) = { … }`) or use MotionManager.live(source:)",
-            endpoint: endpoint)
+    /// A manager whose every endpoint fails as ``unimplemented`` does, after handing the error to `report`
+    /// (MotionTesting's `failing()` records it as a test issue, as swift-dependencies' `unimplemented` does).
+    /// - Parameter report: Called with each error, on the calling thread, before it is thrown or finishes
+    ///   the stream.
+    /// - Returns: The manager.
+    public static func unimplemented(reporting report: @escaping @Sendable (MotionManagerError) -> Void) -> MotionManager {
+        @Sendable func missing(_ endpoint: String) -> MotionManagerError {
+            let error = MotionManagerError(
+                .unimplemented,
+                "\(endpoint) was called on MotionManager.unimplemented. To fix, give this endpoint an implementation "
+                    + "(for example `manager.\(endpoint) = { … }`) or use MotionManager.live(source:)",
+                endpoint: endpoint)
+            report(error)
+            return error
+        }
+        @Sendable func failedStream<Element>(_ endpoint: String) -> AsyncThrowingStream<Element, any Error> {
+            let error = missing(endpoint)
+            return AsyncThrowingStream { $0.finish(throwing: error) }
+        }
+        return MotionManager(
+            create: { _ in throw missing("create") },
+            destroy: { _ in throw missing("destroy") },
+            startDeviceMotionUpdates: { _, _ in failedStream("startDeviceMotionUpdates") },
+            stopDeviceMotionUpdates: { _ in throw missing("stopDeviceMotionUpdates") },
+            startAccelerometerUpdates: { _ in failedStream("startAccelerometerUpdates") },
+            stopAccelerometerUpdates: { _ in throw missing("stopAccelerometerUpdates") },
+            startGyroUpdates: { _ in failedStream("startGyroUpdates") },
+            stopGyroUpdates: { _ in throw missing("stopGyroUpdates") },
+            startMagnetometerUpdates: { _ in failedStream("startMagnetometerUpdates") },
+            stopMagnetometerUpdates: { _ in throw missing("stopMagnetometerUpdates") },
+            updateInterval: { _, _ in throw missing("updateInterval") },
+            setUpdateInterval: { _, _, _ in throw missing("setUpdateInterval") },
+            isAvailable: { _, _ in throw missing("isAvailable") },
+            isActive: { _, _ in throw missing("isActive") },
+            deviceMotion: { _ in throw missing("deviceMotion") },
+            accelerometerData: { _ in throw missing("accelerometerData") },
+            gyroData: { _ in throw missing("gyroData") },
+            magnetometerData: { _ in throw missing("magnetometerData") },
+            attitudeReferenceFrame: { _ in throw missing("attitudeReferenceFrame") },
+            availableReferenceFrames: { _ in throw missing("availableReferenceFrames") })
     }
+}
 
-    private static func failedStream<Element>(_ endpoint: String) -> AsyncThrowingStream<Element, any Error> {
-        AsyncThrowingStream { $0.finish(throwing: missing(endpoint)) }
+extension MotionManager {
+    /// Every device-motion sample of a manager whose source ends (a recording), read as an app reads Core
+    /// Motion: `create(id)`, update interval 0 (every sample), `startDeviceMotionUpdates(id, referenceFrame)`,
+    /// then the simulated `clock` is moved to `end` and the stream is read until it finishes; `destroy(id)`
+    /// at the end.
+    ///
+    /// For a `RecordingSource` paced by `clock`, an `end` past the recording's last sample delivers every
+    /// sample at once (this is how `motion-host` reads recordings).
+    /// - Parameters:
+    ///   - id: A manager id not in use.
+    ///   - referenceFrame: The frame the attitudes are to be in.
+    ///   - clock: The clock the source is paced by.
+    ///   - end: The instant the clock is moved to, after the stream has started.
+    /// - Returns: The samples, in the order the stream gave them.
+    /// - Throws: The manager's `MotionManagerError` (`managerAlreadyExists`, `sensorUnavailable`,
+    ///   `referenceFrameUnavailable`, `unimplemented`, ...) or the source's own error (a `RecordingError`).
+    public func allDeviceMotion(
+        id: AnyHashable, referenceFrame: ReferenceFrame, clock: SimulatedClock, until end: SimulatedClock.Instant
+    ) async throws -> [DeviceMotion] {
+        try create(id)
+        defer { try? destroy(id) }
+        try setUpdateInterval(id, .deviceMotion, 0)
+        let stream = startDeviceMotionUpdates(id, referenceFrame)
+        clock.advance(to: end)
+        var samples: [DeviceMotion] = []
+        for try await sample in stream { samples.append(sample) }
+        return samples
     }
 }

@@ -49,8 +49,23 @@ extension Recording {
     ///   without magnetometer; a frame other than the recorded one) or `attitudeUnavailable` (no attitude and
     ///   no accelerometer + gyroscope, as in the CoreMotion-Data-Logger logs).
     public func deviceMotion(referenceFrame: ReferenceFrame) throws(RecordingError) -> [DeviceMotion] {
+        if let problem = deviceMotionUnavailability(referenceFrame: referenceFrame) { throw problem }
+        if let recordedReferenceFrame, !recordedDeviceMotion.isEmpty, referenceFrame == recordedReferenceFrame {
+            return recordedDeviceMotion
+        }
+        return SensorFusion.deviceMotion(
+            accelerometer: accelerometerData, gyro: gyroData, magnetometer: magnetometerData,
+            referenceFrame: referenceFrame)
+    }
+
+    /// Why `deviceMotion(referenceFrame:)` cannot give samples in `referenceFrame`, in words for people, or
+    /// `nil` when it can (for a caller that reads the samples some other way, such as through a
+    /// `MotionManager`, and wants this explanation rather than the manager's shorter one).
+    /// - Parameter referenceFrame: The frame the attitudes are to be in.
+    /// - Returns: A `RecordingError` with code `referenceFrameUnavailable` or `attitudeUnavailable`, or `nil`.
+    public func deviceMotionUnavailability(referenceFrame: ReferenceFrame) -> RecordingError? {
         if referenceFrame == .xTrueNorthZVertical {
-            throw RecordingError(
+            return RecordingError(
                 .referenceFrameUnavailable,
                 "xTrueNorthZVertical needs the magnetic declination at the device's location, and there is no "
                     + "location service on Linux. To fix, use xMagneticNorthZVertical (x toward magnetic north)",
@@ -58,17 +73,17 @@ extension Recording {
         }
         if let recordedReferenceFrame, !recordedDeviceMotion.isEmpty {
             guard referenceFrame == recordedReferenceFrame else {
-                throw RecordingError(
+                return RecordingError(
                     .referenceFrameUnavailable,
                     "this recording holds attitudes in \(recordedReferenceFrame.name) and no raw sensor samples, so "
                         + "they cannot be re-referenced to \(referenceFrame.name). To fix, use "
                         + "\(recordedReferenceFrame.name)",
                     path: url.path)
             }
-            return recordedDeviceMotion
+            return nil
         }
         guard !accelerometerData.isEmpty, !gyroData.isEmpty else {
-            throw RecordingError(
+            return RecordingError(
                 .attitudeUnavailable,
                 "\(contentsDescription). Attitude needs either recorded attitudes or raw accelerometer and "
                     + "gyroscope samples; user acceleration without gravity does not give the direction of "
@@ -78,14 +93,12 @@ extension Recording {
                 path: url.path)
         }
         if referenceFrame.needsMagnetometer && magnetometerData.isEmpty {
-            throw RecordingError(
+            return RecordingError(
                 .referenceFrameUnavailable,
                 "\(referenceFrame.name) needs magnetometer samples and this recording has none. "
                     + "To fix, use xArbitraryZVertical",
                 path: url.path)
         }
-        return SensorFusion.deviceMotion(
-            accelerometer: accelerometerData, gyro: gyroData, magnetometer: magnetometerData,
-            referenceFrame: referenceFrame)
+        return nil
     }
 }

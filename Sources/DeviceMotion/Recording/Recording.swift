@@ -118,7 +118,7 @@ public struct Recording: Sendable {
     ///   `mismatchedFiles` or `emptyRecording`.
     public static func read(contentsOf url: URL) throws(RecordingError) -> Recording {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+        guard unsafe FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw RecordingError(
                 .unreadableFile, "no such file or folder. To fix, check the path", path: url.path)
         }

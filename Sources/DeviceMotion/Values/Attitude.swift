@@ -30,23 +30,14 @@ public struct Attitude: Hashable, Sendable, Codable {
     /// mapping reference-frame vectors into the device frame.
     public var rotationMatrix: RotationMatrix { RotationMatrix(quaternion) }
 
-    /// Rotation about the device's x axis, radians, in `[−π/2, π/2]` (`CMAttitude.pitch`).
-    public var pitch: Double {
-        let q = quaternion
-        return asin(min(1, max(-1, 2 * (q.w * q.x + q.y * q.z))))
-    }
+    /// Rotation about the device's x axis, radians, in `[−π/2, π/2]` (`CMAttitude.pitch`; `Quaternion.pitch`).
+    public var pitch: Double { quaternion.pitch }
 
-    /// Rotation about the device's y axis, radians, in `(−π, π]` (`CMAttitude.roll`).
-    public var roll: Double {
-        let q = quaternion
-        return atan2(2 * (q.w * q.y - q.x * q.z), 1 - 2 * (q.x * q.x + q.y * q.y))
-    }
+    /// Rotation about the device's y axis, radians, in `(−π, π]` (`CMAttitude.roll`; `Quaternion.roll`).
+    public var roll: Double { quaternion.roll }
 
-    /// Rotation about the device's z axis, radians, in `(−π, π]` (`CMAttitude.yaw`).
-    public var yaw: Double {
-        let q = quaternion
-        return atan2(2 * (q.w * q.z - q.x * q.y), 1 - 2 * (q.x * q.x + q.z * q.z))
-    }
+    /// Rotation about the device's z axis, radians, in `(−π, π]` (`CMAttitude.yaw`; `Quaternion.yaw`).
+    public var yaw: Double { quaternion.yaw }
 
     /// Makes this attitude relative to `reference` (`CMAttitude.multiply(byInverseOf:)`).
     ///

@@ -27,7 +27,7 @@ public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A token a continuous performer holds while it works; the scheduler is active while any token is
-/// outstanding (RUNTIME.md R29–R32).
+/// outstanding (Documentation/RUNTIME.md R29–R32).
 ///
 /// Thread rule: ``terminate()`` may be called from any thread (R36); the activity change is delivered on
 /// the scheduler's thread, at once when called there, else at the scheduler's next turn.
@@ -66,7 +66,7 @@ public final class IsActiveToken: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "token \(id)" }
 }
 
-/// Generates is-active tokens for one performer (RUNTIME.md R11, R29–R34).
+/// Generates is-active tokens for one performer (Documentation/RUNTIME.md R11, R29–R34).
 ///
 /// Thread rule: ``generate()`` may be called from any thread; the activity change is delivered on the
 /// scheduler's thread.

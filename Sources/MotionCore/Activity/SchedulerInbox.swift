@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// The thread-safe door into a scheduler: work from other threads waits here for the scheduler's
-/// next turn (RUNTIME.md R36), and emitters and tokens learn here whether their scheduler still exists
+/// next turn (Documentation/RUNTIME.md R36), and emitters and tokens learn here whether their scheduler still exists
 /// (R26, R34).
 ///
 /// Thread rule: every member is safe to call from any thread.

@@ -25,8 +25,8 @@ package struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
 /// simdjson says what is wrong but not where: on a failure only, ``JSONSyntax`` scans the bytes to give
 /// the line, the column and a reason.
 ///
-/// `CMotionJSON` (with libsimdjson) is MotionCore's one dependency besides Foundation: DESIGN.md says
-/// "Foundation only", and issue 11 overrides it for a well-kept parser that reads numbers exactly.
+/// `CMotionJSON` (with libsimdjson) is MotionCore's one dependency besides Foundation: the module was first
+/// planned as "Foundation only", and issue 11 chose a well-kept parser that reads numbers exactly.
 package enum JSONParser {
     /// Parses a JSON document (any value at the top level).
     /// - Parameter bytes: UTF-8 JSON.

@@ -1,19 +1,19 @@
 /// An object that fulfils plans of one or more plan types for one target.
 ///
 /// The scheduler creates one performer per (target, performer class), lazily, when the first plan
-/// that needs it is committed (RUNTIME.md R5–R9), and keeps it for its own lifetime (R42). Adopt the
+/// that needs it is committed (Documentation/RUNTIME.md R5–R9), and keeps it for its own lifetime (R42). Adopt the
 /// optional capability protocols for more: ``NamedPlanPerforming``, ``ComposablePerforming``,
 /// ``ContinuousPerforming``, ``FrameUpdating``.
 ///
 /// Thread rule: every call comes on the scheduler's thread.
 public protocol Performer: AnyObject {
-    /// Performs a plan (RUNTIME.md R9, R10, R20).
+    /// Performs a plan (Documentation/RUNTIME.md R9, R10, R20).
     /// - Parameter plan: The scheduler's own copy of the plan (R1).
     /// - Throws: Any error to refuse the plan; the commit fails with it (R12).
     func addPlan(_ plan: Plan) throws
 }
 
-/// A performer that accepts named plans (RUNTIME.md R13–R21).
+/// A performer that accepts named plans (Documentation/RUNTIME.md R13–R21).
 public protocol NamedPlanPerforming: Performer {
     /// Performs a plan under a name. The scheduler has already removed any earlier plan of that name
     /// on this target (R16, R17).
@@ -25,13 +25,13 @@ public protocol NamedPlanPerforming: Performer {
     func removePlan(named name: String) throws
 }
 
-/// A performer that emits transactions of its own (composition, RUNTIME.md R22–R26).
+/// A performer that emits transactions of its own (composition, Documentation/RUNTIME.md R22–R26).
 public protocol ComposablePerforming: Performer {
     /// Hands the performer its emitter, once, right after creation and before its first plan (R11).
     func setEmitter(_ emitter: TransactionEmitter)
 }
 
-/// A performer that works over time and says so with is-active tokens (RUNTIME.md R27–R37).
+/// A performer that works over time and says so with is-active tokens (Documentation/RUNTIME.md R27–R37).
 public protocol ContinuousPerforming: Performer {
     /// Hands the performer its token generator, once, right after creation and before its first plan (R11).
     func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator)

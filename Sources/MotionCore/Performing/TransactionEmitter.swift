@@ -1,4 +1,4 @@
-/// Lets a performer emit transactions of its own (composition, RUNTIME.md R22–R26).
+/// Lets a performer emit transactions of its own (composition, Documentation/RUNTIME.md R22–R26).
 ///
 /// Thread rule: ``emit(_:)`` may be called from any thread. On the scheduler's thread the transaction
 /// is performed at once, depth-first, before `emit` returns (R22); from any other thread it is queued

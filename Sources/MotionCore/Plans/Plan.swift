@@ -19,7 +19,7 @@ public protocol PlanValue: Codable, Sendable {
 
 /// A plan: a plan type name and its fields.
 ///
-/// A plan is a value, so the runtime always works on its own copy (RUNTIME.md R1, R2). It is built
+/// A plan is a value, so the runtime always works on its own copy (Documentation/RUNTIME.md R1, R2). It is built
 /// either from JSON fields (`{"type": "Tween", "property": "opacity", ...}`) or from a typed
 /// ``PlanValue``; both reach performers as a `Plan`.
 ///

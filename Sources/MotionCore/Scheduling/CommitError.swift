@@ -1,7 +1,7 @@
 /// Why a commit failed, which operation failed and how much of the transaction was applied.
 ///
 /// Operations before ``operationIndex`` stay applied (``appliedOperationCount``); the failing operation
-/// is not half-applied (RUNTIME.md R12). The scheduler stays consistent and usable.
+/// is not half-applied (Documentation/RUNTIME.md R12). The scheduler stays consistent and usable.
 public struct CommitError: Error, CustomStringConvertible, @unchecked Sendable {
     /// What kind of failure this is. A struct over a private enum, so codes can be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {

@@ -3,12 +3,14 @@ import Foundation
 /// Commits transactions of plans, creates one performer per (target, performer class) to fulfil them,
 /// and reports whether any performer is still working.
 ///
-/// "One scheduler per interaction or transition." Behaviours: RUNTIME.md R1–R42.
+/// "One scheduler per interaction or transition." Behaviours: Documentation/RUNTIME.md R1–R42.
 ///
 /// Thread rule: create and use a scheduler on one thread (its thread). Is-active tokens may be
 /// terminated, and transactions emitted, from any thread: that work is applied at the scheduler's next
 /// turn (``processPendingWork()``, which every ``advanceFrame(to:)`` starts with), and activity changes
-/// are always delivered on the scheduler's thread (R36).
+/// are always delivered on the scheduler's thread (R36). Every public member checks the rule in debug
+/// builds (a call from another thread traps, naming the member); `commit` refuses another thread in every
+/// build.
 ///
 /// Lifetime: performers live as long as the scheduler (R42). Emitters, token generators and tokens
 /// do not keep it alive (R41); when it goes, outstanding tokens are terminated and traced (R37).
@@ -82,53 +84,86 @@ public final class Scheduler {
     // MARK: Activity and tracing
 
     /// Whether any is-active token of any performer is outstanding (R30, R31).
-    public var isActive: Bool { activeTokenCount > 0 }
+    public var isActive: Bool {
+        checkThread("isActive")
+        return activeTokenCount > 0
+    }
 
     /// The number of outstanding is-active tokens.
-    public var outstandingTokenCount: Int { activeTokenCount }
+    public var outstandingTokenCount: Int {
+        checkThread("outstandingTokenCount")
+        return activeTokenCount
+    }
 
     /// The performers that hold outstanding is-active tokens, in creation order, each with how many it
     /// holds (to say who keeps a scheduler active).
     public var tokenHolders: [(performer: PerformerDescription, tokens: Int)] {
-        performerOrder.filter { $0.tokenCount > 0 }.map { ($0.description, $0.tokenCount) }
+        checkThread("tokenHolders")
+        return performerOrder.filter { $0.tokenCount > 0 }.map { ($0.description, $0.tokenCount) }
     }
 
     /// Adds an activity observer; adding one already added changes nothing (R38). The scheduler holds
     /// it strongly until it is removed.
     public func addActivityObserver(_ observer: any ActivityObserver) {
+        checkThread("addActivityObserver(_:)")
         guard !observers.contains(where: { $0 === observer }) else { return }
         observers.append(observer)
     }
 
     /// Removes an activity observer; it is told nothing more (R38).
     public func removeActivityObserver(_ observer: any ActivityObserver) {
+        checkThread("removeActivityObserver(_:)")
         observers.removeAll { $0 === observer }
     }
 
     /// Adds a tracer; adding one already added changes nothing.
     public func addTracer(_ tracer: any Tracer) {
+        checkThread("addTracer(_:)")
         guard !tracers.contains(where: { $0 === tracer }) else { return }
         tracers.append(tracer)
     }
 
     /// Removes a tracer.
-    public func removeTracer(_ tracer: any Tracer) { tracers.removeAll { $0 === tracer } }
+    public func removeTracer(_ tracer: any Tracer) {
+        checkThread("removeTracer(_:)")
+        tracers.removeAll { $0 === tracer }
+    }
 
     /// The performers created so far, in creation order.
-    public var performerDescriptions: [PerformerDescription] { performerOrder.map(\.description) }
+    public var performerDescriptions: [PerformerDescription] {
+        checkThread("performerDescriptions")
+        return performerOrder.map(\.description)
+    }
 
     /// How many performers the scheduler has created (it never destroys one before it goes itself).
-    public var performerCount: Int { performerOrder.count }
+    public var performerCount: Int {
+        checkThread("performerCount")
+        return performerOrder.count
+    }
 
     /// Calls `body` with every performer, in creation order (for example to hand performers
     /// sensor samples).
     public func forEachPerformer(_ body: (any Performer) -> Void) {
+        checkThread("forEachPerformer(_:)")
         for record in performerOrder { body(record.performer) }
     }
 
     /// The performer for a target and class name, if the scheduler created one.
     public func performer(forTarget target: TargetID, className: String) -> (any Performer)? {
-        performerOrder.first { $0.key.target == target && $0.description.className == className }?.performer
+        checkThread("performer(forTarget:className:)")
+        return performerOrder.first { $0.key.target == target && $0.description.className == className }?.performer
+    }
+
+    /// The thread rule, checked at every public entry point: in debug builds a call from another thread
+    /// traps with a message naming the entry point; `assert` is compiled out of release builds, so the
+    /// per-frame path pays nothing there. (`commit` also refuses another thread in release builds, with
+    /// ``CommitError`` code `wrongThread`.)
+    @inline(__always)
+    private func checkThread(_ entryPoint: StaticString) {
+        assert(
+            inbox.isOnSchedulerThread,
+            "Scheduler.\(entryPoint) was called off the scheduler's thread, and a scheduler is used on the thread that created it. To fix, call it on that thread; from other threads, terminate tokens or emit through a TransactionEmitter, which the scheduler applies at its next turn."
+        )
     }
 
     @inline(__always)
@@ -429,6 +464,7 @@ public final class Scheduler {
     /// - Returns: The errors of queued emissions that failed (each also failed its own transaction only).
     @discardableResult
     public func processPendingWork() -> [CommitError] {
+        checkThread("processPendingWork()")
         var errors: [CommitError] = []
         for work in inbox.drain() {
             switch work {
@@ -451,6 +487,7 @@ public final class Scheduler {
     /// - Returns: The errors of queued emissions that failed.
     @discardableResult
     public func advanceFrame(to time: Double) -> [CommitError] {
+        checkThread("advanceFrame(to:)")
         let errors = processPendingWork()
         let frame = Frame(index: nextFrameIndex, time: time, delta: nextFrameIndex == 0 ? 0 : time - lastFrameTime)
         nextFrameIndex += 1
@@ -519,7 +556,10 @@ public final class Scheduler {
     }
 
     /// The number of performers that will be updated on the next frame.
-    public var frameUpdatedPerformerCount: Int { frameUpdaters.lazy.filter { $0.record.takeUnretainedValue().tokenCount > 0 }.count }
+    public var frameUpdatedPerformerCount: Int {
+        checkThread("frameUpdatedPerformerCount")
+        return frameUpdaters.lazy.filter { $0.record.takeUnretainedValue().tokenCount > 0 }.count
+    }
 }
 
 private struct NamedPlanKey: Hashable {

@@ -1,6 +1,6 @@
 /// The targets of one run and their animatable properties.
 ///
-/// A scene owns its targets (RUNTIME.md R42: targets live as long as the scene that owns them);
+/// A scene owns its targets (Documentation/RUNTIME.md R42: targets live as long as the scene that owns them);
 /// performers read and write their own target's properties through ``Target``. Property names are
 /// interned into ``PropertyID``s shared by all targets of the scene. Every change of a property's
 /// value is recorded, in order, until ``drainChanges()`` hands the list out (the CLI writes it to the

@@ -20,27 +20,13 @@ public struct Frame: Hashable, Sendable {
 }
 
 /// A source of time for a frame loop, in seconds since the clock's origin.
+///
+/// Two clocks conform: ``RealTimeClock`` (the system's monotonic clock) and, for tests and simulated runs,
+/// DeviceMotion's `SimulatedClock` (a Swift `Clock` that moves only when told; MotionTesting makes it a
+/// `FrameClock`). One simulated clock can so pace a recording's replay and a scheduler's frames together.
 public protocol FrameClock: AnyObject {
     /// The current time, seconds since the clock's origin.
-    var now: Double { get }
-}
-
-/// A clock that moves only when told: for tests and for the CLI's simulated runs.
-///
-/// Thread rule: use from one thread.
-public final class SimulatedClock: FrameClock {
-    /// The current time, seconds.
-    public private(set) var now: Double
-
-    /// A clock starting at `start` seconds.
-    public init(start: Double = 0) { now = start }
-
-    /// Moves the clock forward.
-    /// - Parameter seconds: How far, seconds; negative values are ignored.
-    public func advance(by seconds: Double) { if seconds > 0 { now += seconds } }
-
-    /// Moves the clock to a time; earlier times are ignored (the clock never goes back).
-    public func advance(to time: Double) { if time > now { now = time } }
+    var elapsedSeconds: Double { get }
 }
 
 /// A clock that reads the system's monotonic clock (`CLOCK_MONOTONIC`), with its origin at creation.
@@ -53,5 +39,5 @@ public final class RealTimeClock: FrameClock, Sendable {
     public init() { origin = DispatchTime.now().uptimeNanoseconds }
 
     /// Seconds since this clock was created.
-    public var now: Double { Double(DispatchTime.now().uptimeNanoseconds - origin) / 1e9 }
+    public var elapsedSeconds: Double { Double(DispatchTime.now().uptimeNanoseconds - origin) / 1e9 }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One event of a scheduler, as tracers see it (RUNTIME.md R40).
+/// One event of a scheduler, as tracers see it (Documentation/RUNTIME.md R40).
 ///
 /// Plans in events are the scheduler's own copies.
 public enum TraceEvent: Sendable, Equatable, CustomStringConvertible {
@@ -63,7 +63,7 @@ public struct PerformerDescription: Hashable, Sendable, CustomStringConvertible 
     public var description: String { "\(className)@\(target.name)" }
 }
 
-/// Sees every event of a scheduler (RUNTIME.md R40).
+/// Sees every event of a scheduler (Documentation/RUNTIME.md R40).
 ///
 /// Thread rule: called on the scheduler's thread, synchronously, in event order.
 public protocol Tracer: AnyObject {
@@ -83,7 +83,7 @@ public final class ConsoleTracer: Tracer {
     public func trace(_ event: TraceEvent) { write("[motion] \(event)") }
 }
 
-/// Told when a scheduler becomes active or idle (RUNTIME.md R35, R38).
+/// Told when a scheduler becomes active or idle (Documentation/RUNTIME.md R35, R38).
 ///
 /// Thread rule: called on the scheduler's thread, synchronously, once per transition.
 public protocol ActivityObserver: AnyObject {

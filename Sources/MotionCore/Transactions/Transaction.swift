@@ -22,7 +22,7 @@ public struct TargetID: Hashable, Sendable, Codable, ExpressibleByStringLiteral,
 
 /// An ordered log of operations on targets, committed to a ``Scheduler`` as a unit.
 ///
-/// Recording an operation copies the plan (RUNTIME.md R2); operations are applied in the order
+/// Recording an operation copies the plan (Documentation/RUNTIME.md R2); operations are applied in the order
 /// recorded, across targets (R4).
 ///
 /// JSON form:

@@ -96,13 +96,8 @@ public struct HostConfiguration: Sendable, Hashable {
     /// - Throws: ``ManifestError`` naming the file and the JSON path of the bad field, what was
     ///   expected and what was found; invalid JSON gives line and column.
     public static func load(contentsOf url: URL) throws(ManifestError) -> HostConfiguration {
-        let bytes: [UInt8]
-        do {
-            bytes = try RegularFile.read(
-                atPath: url.path, limit: FileSizeLimit.configuration, what: "the host configuration")
-        } catch {
-            throw ManifestError(code: .unreadable, file: url, jsonPath: nil, message: error.message)
-        }
+        let bytes = try ManifestError.readDocument(
+            at: url, limit: FileSizeLimit.configuration, what: "the host configuration")
         return try decode(Data(bytes), url: url)
     }
 

@@ -397,9 +397,9 @@ enum ManifestOutcome: Sendable {
     static func read(_ url: URL) -> ManifestOutcome {
         let bytes: [UInt8]
         do {
-            bytes = try RegularFile.read(atPath: url.path, limit: FileSizeLimit.manifest, what: "the manifest")
+            bytes = try ManifestError.readDocument(at: url, limit: FileSizeLimit.manifest, what: "the manifest")
         } catch {
-            return .invalid(ManifestError(code: .unreadable, file: url, jsonPath: nil, message: error.message), rawID: nil)
+            return .invalid(error, rawID: nil)
         }
         let data = Data(bytes)
         do {

@@ -33,7 +33,7 @@ final class DeclaredCall {
     let declaration: CallDeclaration
     private let function: @convention(c) () -> Void
     private let cif: UnsafeMutablePointer<ffi_cif>
-    // The cif points into this array, so it lives as long as the cif (PITFALLS.md).
+    // The cif points into this array, so it lives as long as the cif (Documentation/PITFALLS.md).
     private let argumentTypes: UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>
     private let storage: UnsafeMutableRawPointer
     private let argumentPointers: UnsafeMutablePointer<UnsafeMutableRawPointer?>
@@ -92,7 +92,7 @@ final class DeclaredCall {
                 return nil
             }
         }
-        var result: UInt64 = 0  // ffi_arg-sized: integer returns narrower than a register (PITFALLS.md)
+        var result: UInt64 = 0  // ffi_arg-sized: integer returns narrower than a register (Documentation/PITFALLS.md)
         ffi_call(cif, function, &result, argumentPointers)
         return Int32(truncatingIfNeeded: result)
     }

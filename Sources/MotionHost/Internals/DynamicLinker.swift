@@ -8,7 +8,7 @@
 ///
 /// Every symbol is bound now (a missing dependency fails here, not at the first call) and none leaks
 /// into the global namespace. The handle is never passed to `dlclose`: a library with Swift code must
-/// not be unloaded (PITFALLS.md).
+/// not be unloaded (Documentation/PITFALLS.md).
 /// - Returns: The handle, or the `dlerror(3)` text.
 func system_dlopen(_ path: String) -> Result<UnsafeMutableRawPointer, DynamicLinkerError> {
     _ = dlerror()  // clear a stale error

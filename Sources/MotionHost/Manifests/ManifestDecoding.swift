@@ -15,12 +15,7 @@ extension PluginManifest {
     /// - Throws: ``ManifestError`` naming the file and the JSON path of the first bad field, what was
     ///   expected and what was found; invalid JSON gives line and column.
     public static func load(contentsOf url: URL) throws(ManifestError) -> PluginManifest {
-        let bytes: [UInt8]
-        do {
-            bytes = try RegularFile.read(atPath: url.path, limit: FileSizeLimit.manifest, what: "the manifest")
-        } catch {
-            throw ManifestError(code: .unreadable, file: url, jsonPath: nil, message: error.message)
-        }
+        let bytes = try ManifestError.readDocument(at: url, limit: FileSizeLimit.manifest, what: "the manifest")
         return try decode(Data(bytes), url: url)
     }
 

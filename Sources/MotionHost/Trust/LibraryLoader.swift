@@ -28,7 +28,7 @@ import Synchronization
 /// defines itself: `dlsym` alone would also find its dependencies' (libc's `system`).
 ///
 /// A library is loaded once per process (keyed by resolved path, device and inode of the file it was
-/// copied from) and never closed (a library with Swift code must never be unloaded; PITFALLS.md). The
+/// copied from) and never closed (a library with Swift code must never be unloaded; Documentation/PITFALLS.md). The
 /// sealed copy's descriptor stays open too, so that its `/proc/self/fd/N` name is never reused for another
 /// file (glibc's `dlopen` hands back an already-loaded library whose name matches).
 ///

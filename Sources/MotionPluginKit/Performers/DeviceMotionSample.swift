@@ -24,30 +24,9 @@ public struct DeviceMotionSample: Hashable, Sendable {
         }
     }
 
-    /// A unit quaternion (x, y, z, w) rotating device axes into the reference frame (`CMQuaternion`).
-    public struct Quaternion: Hashable, Sendable {
-        /// x component.
-        public var x: Double
-        /// y component.
-        public var y: Double
-        /// z component.
-        public var z: Double
-        /// w (scalar) component.
-        public var w: Double
-
-        /// Creates a quaternion.
-        /// - Parameters:
-        ///   - x: x component.
-        ///   - y: y component.
-        ///   - z: z component.
-        ///   - w: scalar component.
-        public init(x: Double, y: Double, z: Double, w: Double) {
-            self.x = x
-            self.y = y
-            self.z = z
-            self.w = w
-        }
-    }
+    /// A unit quaternion (x, y, z, w) rotating device axes into the reference frame (`CMQuaternion`), with
+    /// Core Motion's `roll`, `pitch` and `yaw`: MotionValues' `Quaternion`, the type DeviceMotion uses too.
+    public typealias Quaternion = MotionValues.Quaternion
 
     /// The magnetometer's calibration accuracy (`CMMagneticFieldCalibrationAccuracy` raw values).
     public struct MagneticFieldAccuracy: RawRepresentable, Hashable, Sendable {

@@ -3,7 +3,9 @@
 /// Declare the fields as stored properties; the `"type"` key is handled by the SDK (the synthesized
 /// `Codable` ignores it when decoding, and the SDK adds it when encoding for an emission). The manifest
 /// must list the same type name and fields: the host validates plans against it and fills defaults in
-/// before the plugin sees them, so optional fields with manifest defaults always arrive.
+/// before the plugin sees them, so optional fields with manifest defaults always arrive. The manifest is
+/// the one place a default is written: declare such a field without `?` and without a Swift default, and
+/// let `Codable` synthesize the decoding (a `?` field is one that may be absent, with no default).
 ///
 /// ```swift
 /// struct Tween: PluginPlan {

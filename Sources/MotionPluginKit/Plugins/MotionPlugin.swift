@@ -10,7 +10,7 @@ import Synchronization
 /// A whole plugin: its id and performer classes, exported through the one entry symbol.
 ///
 /// ```swift
-/// @_cdecl("motion_plugin_entry")
+/// @c(motion_plugin_entry)
 /// public func motionPluginEntry(
 ///     _ version: UInt32, _ host: UnsafePointer<motion_host_v1>?
 /// ) -> UnsafePointer<motion_plugin_v1>? {
@@ -18,6 +18,9 @@ import Synchronization
 ///         .export(hostVersion: version, host: host)
 /// }
 /// ```
+///
+/// `@c(name)` (Swift 6.3) exports the function under that unmangled C name; on older compilers
+/// `@_cdecl("motion_plugin_entry")` does the same.
 public struct MotionPlugin: Sendable {
     /// The plugin's reverse-DNS id; must equal the manifest's `"id"`.
     public let id: String

@@ -3,7 +3,9 @@ import Foundation
 import MotionCore
 
 /// `motion-host device-motion RECORDING`: prints a recording's Core Motion `DeviceMotion` stream, one
-/// sample per line, estimating attitude where the recording holds only raw sensors.
+/// sample per line, estimating attitude where the recording holds only raw sensors. The samples are read
+/// through the `MotionManager` client (``readDeviceMotion(of:referenceFrame:)``); a CoreMotion-Data-Logger
+/// pair, which the client cannot stream (no attitude), prints its partial samples from the recording.
 /// - Parameter values: The `recording` argument, `--reference-frame` (default: the first frame the
 ///   recording supports), `--format jsonl|csv` (default jsonl).
 /// - Returns: The exit status, 0.
@@ -41,7 +43,7 @@ func runDeviceMotion(_ values: ParsedValues) throws -> Int32 {
     }
     let samples: [DeviceMotion]
     do {
-        samples = try recording.deviceMotion(referenceFrame: frame)
+        samples = try readDeviceMotion(of: recording, referenceFrame: frame)
     } catch {
         throw MotionHostError(.notAvailable, "\(error)", underlying: error)
     }

@@ -98,7 +98,13 @@ struct Plugin: @unchecked Sendable {
         return (performer, error.status, message(of: error))
     }
 
+    /// Adds a plan, its absent fields filled from the manifest's defaults as the host fills them.
     func add(_ json: String, to performer: OpaquePointer) -> (motion_status, String) {
+        add(asWritten: ManifestDefaults.filling(json, pluginID: id), to: performer)
+    }
+
+    /// Adds a plan exactly as written, without the defaults a host fills in.
+    func add(asWritten json: String, to performer: OpaquePointer) -> (motion_status, String) {
         var error = makeError()
         let bytes = Array(json.utf8)
         let status = bytes.withUnsafeBufferPointer { buffer in
@@ -109,9 +115,10 @@ struct Plugin: @unchecked Sendable {
         return (status, message(of: error))
     }
 
+    /// Adds a named plan, its absent fields filled from the manifest's defaults as the host fills them.
     func add(_ json: String, named name: String, to performer: OpaquePointer) -> (motion_status, String) {
         var error = makeError()
-        let bytes = Array(json.utf8)
+        let bytes = Array(ManifestDefaults.filling(json, pluginID: id).utf8)
         let status = bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) {
                 interface.pointee.add_named_plan(performer, name, $0.baseAddress, $0.count, &error)

@@ -41,10 +41,10 @@ final class EchoPerformer: PluginPerformer, DeviceMotionReceiving {
     }
 }
 
-@_cdecl("motion_plugin_entry")
+@c(motion_plugin_entry)
 public func motionPluginEntry(_ version: UInt32, _ host: UnsafePointer<motion_host_v1>?)
     -> UnsafePointer<motion_plugin_v1>?
 {
-    MotionPlugin(id: "org.motion.fixtures.device-motion-echo", performers: [EchoPerformer.self])
+    unsafe MotionPlugin(id: "org.motion.fixtures.device-motion-echo", performers: [EchoPerformer.self])
         .export(hostVersion: version, host: host)
 }

@@ -42,10 +42,10 @@ final class ProbePerformer: PluginPerformer {
     }
 }
 
-@_cdecl("motion_plugin_entry")
+@c(motion_plugin_entry)
 public func motionPluginEntry(_ version: UInt32, _ host: UnsafePointer<motion_host_v1>?)
     -> UnsafePointer<motion_plugin_v1>?
 {
-    MotionPlugin(id: "org.motion.fixtures.plan-probe", performers: [ProbePerformer.self])
+    unsafe MotionPlugin(id: "org.motion.fixtures.plan-probe", performers: [ProbePerformer.self])
         .export(hostVersion: version, host: host)
 }

@@ -149,7 +149,7 @@ final class NestedWriter: PluginPerformer, FrameUpdating {
     }
 }
 
-@_cdecl("motion_plugin_entry")
+@c(motion_plugin_entry)
 public func motionPluginEntry(_ version: UInt32, _ host: UnsafePointer<motion_host_v1>?)
     -> UnsafePointer<motion_plugin_v1>?
 {

@@ -1,12 +1,15 @@
-import Foundation
-
 /// A JSON value: the shape plan fields take when a plan is described as data.
+///
+/// One type for the host side (MotionCore, which reads and writes it with simdjson and its own writer) and
+/// the plugin SDK (MotionPluginKit, which encodes it with Foundation), which may not depend on each other;
+/// both re-export this module. Only the cases and `Codable` are here, so plugins link little; MotionCore
+/// adds `Hashable`, the accessors (`number`, `string`, ...), `typeName` and the literal conformances.
 ///
 /// Numbers are `Double`, as in JSON itself. Objects keep their keys in a dictionary (JSON objects are
 /// unordered); encoding sorts keys so output is stable.
 ///
 /// Thread rule: a value type; safe to use from any thread.
-public enum JSONValue: Hashable, Sendable {
+public enum JSONValue: Equatable, Sendable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -19,48 +22,6 @@ public enum JSONValue: Hashable, Sendable {
     case array([JSONValue])
     /// An object.
     case object([String: JSONValue])
-
-    /// The number, if this is a number.
-    public var number: Double? {
-        if case .number(let n) = self { return n }
-        return nil
-    }
-
-    /// The string, if this is a string.
-    public var string: String? {
-        if case .string(let s) = self { return s }
-        return nil
-    }
-
-    /// The Boolean, if this is a Boolean.
-    public var bool: Bool? {
-        if case .bool(let b) = self { return b }
-        return nil
-    }
-
-    /// The elements, if this is an array.
-    public var array: [JSONValue]? {
-        if case .array(let a) = self { return a }
-        return nil
-    }
-
-    /// The members, if this is an object.
-    public var object: [String: JSONValue]? {
-        if case .object(let o) = self { return o }
-        return nil
-    }
-
-    /// The name of this value's JSON type: `null`, `boolean`, `number`, `string`, `array` or `object`.
-    public var typeName: String {
-        switch self {
-        case .null: "null"
-        case .bool: "boolean"
-        case .number: "number"
-        case .string: "string"
-        case .array: "array"
-        case .object: "object"
-        }
-    }
 }
 
 extension JSONValue: Codable {
@@ -96,20 +57,5 @@ extension JSONValue: Codable {
         case .array(let a): try container.encode(a)
         case .object(let o): try container.encode(o)
         }
-    }
-}
-
-extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
-    ExpressibleByDictionaryLiteral
-{
-    public init(nilLiteral: ()) { self = .null }
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
-    public init(integerLiteral value: Int) { self = .number(Double(value)) }
-    public init(floatLiteral value: Double) { self = .number(value) }
-    public init(stringLiteral value: String) { self = .string(value) }
-    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }

@@ -1,34 +1,30 @@
 import Foundation
 
-/// A rotation as a unit quaternion, in Core Motion's layout (`CMQuaternion`: `x`, `y`, `z`, `w`).
-///
-/// Convention (Apple's, checked on the iPhone recording in `shared/data/iphone-devicemotion`): the
-/// quaternion rotates device-frame vectors into the reference frame, `v_ref = q · v_dev · q*`
-/// (Hamilton product). Its rotation matrix `R(q)` is therefore device → reference; Core Motion's
-/// `CMRotationMatrix` is the transpose of `R(q)`.
-///
-/// Thread rule: a value type; safe to use from any thread.
-public struct Quaternion: Hashable, Sendable, Codable {
-    /// The vector part, x component (unitless).
-    public var x: Double
-    /// The vector part, y component (unitless).
-    public var y: Double
-    /// The vector part, z component (unitless).
-    public var z: Double
-    /// The scalar part (unitless).
-    public var w: Double
+/// The quaternion algebra DeviceMotion's attitude, fusion and recording code use, and `Codable` (as
+/// `{"x", "y", "z", "w"}`), on MotionValues' `Quaternion` (kept out of it so plugins do not link them).
+extension Quaternion: Codable {
+    private enum CodingKeys: String, CodingKey { case x, y, z, w }
 
-    /// Creates a quaternion from its components, in `CMQuaternion` order.
-    public init(x: Double, y: Double, z: Double, w: Double) {
-        self.x = x
-        self.y = y
-        self.z = z
-        self.w = w
+    /// Decodes `{"x": …, "y": …, "z": …, "w": …}`.
+    /// - Throws: `DecodingError` when a component is missing or not a number.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            x: try c.decode(Double.self, forKey: .x), y: try c.decode(Double.self, forKey: .y),
+            z: try c.decode(Double.self, forKey: .z), w: try c.decode(Double.self, forKey: .w))
     }
 
-    /// The identity rotation, `(0, 0, 0, 1)`.
-    public static let identity = Quaternion(x: 0, y: 0, z: 0, w: 1)
+    /// Encodes `{"x": …, "y": …, "z": …, "w": …}`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(x, forKey: .x)
+        try c.encode(y, forKey: .y)
+        try c.encode(z, forKey: .z)
+        try c.encode(w, forKey: .w)
+    }
+}
 
+extension Quaternion {
     /// A rotation of `angle` radians about the unit vector `axis` (right-hand rule).
     /// - Parameters:
     ///   - angle: The rotation angle, radians.

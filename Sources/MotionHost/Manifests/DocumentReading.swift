@@ -1,0 +1,22 @@
+import Foundation
+import MotionFiles
+
+extension ManifestError {
+    /// Reads a JSON document the host did not write (a manifest, the host configuration) as MotionFiles
+    /// reads any such file: without blocking, a regular file only, up to `limit` bytes. The one place
+    /// `PluginManifest.load(contentsOf:)`, `HostConfiguration.load(contentsOf:)` and discovery read one.
+    /// - Parameters:
+    ///   - url: The file.
+    ///   - limit: The largest size accepted, bytes (a `FileSizeLimit`).
+    ///   - what: The document, for messages ("the manifest").
+    /// - Returns: Its bytes.
+    /// - Throws: ``ManifestError`` code `unreadable` naming the file, with MotionFiles' message (missing, not a
+    ///   regular file, too large, unreadable).
+    static func readDocument(at url: URL, limit: Int, what: String) throws(ManifestError) -> [UInt8] {
+        do {
+            return try RegularFile.read(atPath: url.path, limit: limit, what: what)
+        } catch {
+            throw ManifestError(code: .unreadable, file: url, jsonPath: nil, message: error.message)
+        }
+    }
+}
