@@ -79,7 +79,7 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
         self.functions = functions
         self.logRoute = logRoute
         let target = performerContext.target
-        let context = HostContext(target: target, pluginDescription: functions.manifest.id)
+        let context = HostContext(target: target, pluginDescription: functions.manifest.id, logRoute: logRoute)
         context.emitter = performerContext.emitter
         context.tokenGenerator = performerContext.tokenGenerator
         self.context = context

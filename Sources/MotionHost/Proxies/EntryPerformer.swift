@@ -29,7 +29,7 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
     {
         self.plugin = plugin
         self.batchesFrames = batchesFrames
-        let context = HostContext(target: performerContext.target, pluginDescription: plugin.name)
+        let context = HostContext(target: performerContext.target, pluginDescription: plugin.name, logRoute: plugin.logRoute)
         // The header lets a plugin emit and take tokens from inside create_performer.
         context.emitter = performerContext.emitter
         context.tokenGenerator = performerContext.tokenGenerator

@@ -27,6 +27,8 @@ final class HostContext: @unchecked Sendable {
     let pluginDescription: String
     /// The target's name as a C string, owned here, valid for the context's life (`target_name`).
     let targetName: UnsafeMutablePointer<CChar>
+    /// Where the plugin's host sends its lines (the `motion.log/1` extension logs through it), if it has one.
+    let logRoute: PluginLogRoute?
     /// False once the performer is destroyed (``retire()``); never true again.
     private let live = Atomic<Bool>(true)
     private let state = Mutex(State())
@@ -46,11 +48,12 @@ final class HostContext: @unchecked Sendable {
         var next = 0
     }
 
-    init(target: Target, pluginDescription: String) {
+    init(target: Target, pluginDescription: String, logRoute: PluginLogRoute? = nil) {
         self.targetReference = Unmanaged.passUnretained(target)
         self.sceneReference = Unmanaged.passUnretained(target.scene)
         self.schedulerThread = pthread_self()
         self.pluginDescription = pluginDescription
+        self.logRoute = logRoute
         self.targetName = strdup(target.id.name)
     }
 

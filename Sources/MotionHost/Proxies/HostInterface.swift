@@ -26,9 +26,40 @@ enum HostInterface {
                 plan_numbers: hostPlanNumbers,
                 plan_string: hostPlanString,
                 plan_value_json: hostPlanValueJSON,
-                set_properties: hostSetProperties))
+                set_properties: hostSetProperties,
+                get_extension: hostGetExtension))
         return table
     }()
+
+    /// The host's log extension (`MOTION_HOST_EXTENSION_LOG`), immutable, valid for the life of the process.
+    nonisolated(unsafe) static let logExtension: UnsafeMutablePointer<motion_log_v1> = {
+        let table = UnsafeMutablePointer<motion_log_v1>.allocate(capacity: 1)
+        table.initialize(to: motion_log_v1(struct_size: UInt32(MemoryLayout<motion_log_v1>.size), log: hostContextLog))
+        return table
+    }()
+}
+
+/// `motion_host_v1.get_extension`: the host's extensions by id; `NULL` for an id it does not offer.
+private let hostGetExtension: @convention(c) (UnsafePointer<CChar>?) -> UnsafeRawPointer? = { id in
+    guard let id, strcmp(id, MOTION_HOST_EXTENSION_LOG) == 0 else { return nil }
+    return UnsafeRawPointer(HostInterface.logExtension)
+}
+
+/// `motion_log_v1.log`: a line attributed by the host from the context (plugin and target), sent where that
+/// plugin's host sends its lines.
+private let hostContextLog: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?) -> Void = { ctx, level, message in
+    guard let message else { return }
+    let level = PluginLog.Level(rawValue: level) ?? .info
+    guard let context = HostContext.from(ctx) else {
+        PluginLog.write(level, String(cString: message))
+        return
+    }
+    let line = "\(context.pluginDescription) (\(String(cString: context.targetName))): \(String(cString: message))"
+    if let route = context.logRoute {
+        PluginLog.routing(route) { PluginLog.write(level, line) }
+    } else {
+        PluginLog.write(level, line)
+    }
 }
 
 /// Writes `message` (truncated, NUL-terminated) into a plugin-visible error.

@@ -137,7 +137,9 @@ enum FakeHost {
                         }
                     }
                     return first
-                }))
+                },
+                // This fake host offers no host extension (the real host's are tested in MotionHostTests).
+                get_extension: { _ in nil }))
         return Interface(pointer: UnsafePointer(host))
     }()
 
