@@ -3,6 +3,7 @@
 #include "cmotionhost.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
@@ -41,7 +42,15 @@ cmotionhost_symbol_status cmotionhost_own_function(void *handle, const char *nam
     return CMOTIONHOST_SYMBOL_OWN;
 }
 
-int cmotionhost_memfd_create(const char *name) { return memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING); }
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U /* Linux 6.3: executable; needed where vm.memfd_noexec makes memfds non-executable */
+#endif
+
+int cmotionhost_memfd_create(const char *name) {
+    int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+    if (fd < 0 && errno == EINVAL) fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING); /* before 6.3 */
+    return fd;
+}
 
 int cmotionhost_seal(int fd) {
     if (fcntl(fd, F_ADD_SEALS, all_seals) != 0) return -1;

@@ -19,7 +19,7 @@ private struct HostileManifest {
     /// The file the target's shell command would create.
     let witness: URL
 
-    init() throws {
+    init(create: String = "strdup", destroy: String = "free") throws {
         let folder = root.folder("plugins")
         let library = try Data(contentsOf: productsDirectory.appendingPathComponent("libCDeclarative.so"))
         try library.write(to: folder.appendingPathComponent("libCDeclarative.so"))
@@ -30,7 +30,7 @@ private struct HostileManifest {
             "performers": [
                 [
                     "class": "Shell", "interface": "functions",
-                    "functions": ["create": "strdup", "destroy": "free"],
+                    "functions": ["create": .string(create), "destroy": .string(destroy)],
                     "plans": [["type": "Run", "fields": [], "call": ["symbol": "system", "arguments": []]]],
                 ]
             ],
@@ -352,5 +352,108 @@ private struct HostileManifest {
         let library = try Data(contentsOf: productsDirectory.appendingPathComponent("libTweenKit.so"))
         #expect(ELFExports.names(in: Array(library)) == ["motion_plugin_entry"])
         #expect(ELFExports.names(in: Array("not an ELF file".utf8)) == nil)
+    }
+}
+
+/// From a security review of the trust checks: what a rewritten plugin folder could still do, refused.
+@Suite struct ReviewedTrustTests {
+    /// Builds a shared library from C source into `folder` with extra compiler arguments.
+    private func build(_ source: String, named name: String, in folder: URL, extra: [String] = []) throws -> URL {
+        let file = folder.appendingPathComponent("\(name).c")
+        try Data(source.utf8).write(to: file)
+        let output = folder.appendingPathComponent("lib\(name).so")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["cc", "-shared", "-fPIC", "-o", output.path, file.path] + extra
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        chmod(output.path, 0o755)
+        return output
+    }
+
+    @Test func aLibraryWhoseRunPathIsNotRootOwnedIsRefusedBeforeItLoads() throws {
+        let root = TemporaryFolder()
+        let plugins = root.folder("plugins")
+        let deps = root.folder("deps")  // owned by this user (a test runs as root here, so chown it away)
+        _ = try build("int fixture_answer(void) { return 42; }\n", named: "fixture", in: plugins, extra: ["-Wl,-rpath,\(deps.path)"])
+        let manifestURL = root.write("plugins/fixture.json", Fixtures.tweenManifest(library: "libfixture.so"))
+        let manifest = try PluginManifest.load(contentsOf: manifestURL)
+        if geteuid() == 0 { chown(deps.path, 4242, 4242) }
+        let error = try #require(throws: PluginError.self) { try LibraryLoader().load(manifest) }
+        #expect(error.code == .insecurePermissions)
+        #expect(error.message.contains("asks the dynamic linker to load libraries from \(deps.path), which is not a folder owned by root"))
+    }
+
+    @Test func requirePinsRefusesALibraryNoPinNamesWithItsHash() throws {
+        let root = TemporaryFolder()
+        let plugins = root.folder("plugins")
+        Fixtures.installLibrary(in: plugins)
+        let manifestURL = root.write("plugins/fixture.json", Fixtures.tweenManifest(library: "libfixture.so"))
+        let manifest = try PluginManifest.load(contentsOf: manifestURL)
+        let strict = LibraryLoader(configuration: HostConfiguration(pins: ["libother.so": String(repeating: "0", count: 64)], requiresPins: true))
+        let error = try #require(throws: PluginError.self) { try strict.load(manifest) }
+        #expect(error.code == .notPinned)
+        #expect(error.message.hasSuffix("add to its pins: \"libfixture.so\": \"\(SHA256.hexDigest(of: Fixtures.sharedLibrary))\""))
+        // With the pin it loads.
+        let pinned = LibraryLoader(
+            configuration: HostConfiguration(pins: ["libfixture.so": SHA256.hexDigest(of: Fixtures.sharedLibrary)], requiresPins: true))
+        #expect(try pinned.load(manifest).symbol("fixture_answer") != nil)
+        let file = root.write("host.json", #"{"requirePins": true}"#)
+        #expect(try HostConfiguration.load(contentsOf: file).requiresPins)
+    }
+
+    @Test func verifyRefusesALibraryOverTheLimitAsLoadDoes() throws {
+        let root = TemporaryFolder()
+        let plugins = root.folder("plugins")
+        let file = plugins.appendingPathComponent("libfixture.so")
+        #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
+        #expect(truncate(file.path, off_t(FileSizeLimit.library) + 1) == 0)
+        chmod(file.path, 0o755)
+        let manifest = try PluginManifest.load(contentsOf: root.write("plugins/fixture.json", Fixtures.tweenManifest(library: "libfixture.so")))
+        let error = try #require(throws: PluginError.self) { try LibraryLoader().verify(manifest) }
+        #expect(error.code == .tooLarge)
+    }
+
+    @Test func theEntrySymbolCannotBeDeclaredAsAFunction() throws {
+        let root = TemporaryFolder()
+        let manifest: JSONValue = [
+            "manifestVersion": 1, "id": "org.example.entry", "name": "Entry", "version": "1.0.0", "abiVersion": "1.0",
+            "library": "libx.so",
+            "performers": [
+                [
+                    "class": "X", "interface": "functions",
+                    "functions": ["create": "motion_plugin_entry", "destroy": "x_destroy"], "plans": [],
+                ]
+            ],
+        ]
+        let error = try #require(throws: ManifestError.self) { try PluginManifest.load(contentsOf: root.write("x.json", manifest)) }
+        #expect(error.jsonPath == "$.performers[0].functions.create")
+        #expect(error.message.hasPrefix("expected a function of the library's own other than motion_plugin_entry"))
+    }
+
+    @Test func aLinkToATrustedManifestInAWorldWritableFolderIsRefused() throws {
+        let root = TemporaryFolder()
+        let real = root.write("trusted/fixture.json", Fixtures.tweenManifest(library: "libfixture.so"))
+        let open = root.folder("open")
+        #expect(symlink(real.path, open.appendingPathComponent("fixture.json").path) == 0)
+        chmod(open.path, 0o777)
+        let catalog = PluginCatalog.discover(searchPath: PluginSearchPath(directories: [open]))
+        #expect(catalog.plugins.isEmpty)
+        #expect(catalog.problems.map(\.code) == [.untrusted])
+    }
+
+    @Test func aDeclaredCallFromADependencyIsRefusedWhenCreateAndDestroyAreTheLibrarysOwn() throws {
+        // libCDeclarative's own level_create and level_destroy, and libc's system as a plan's call.
+        let hostile = try HostileManifest(create: "level_create", destroy: "level_destroy")
+        let manifest = try PluginManifest.load(contentsOf: hostile.manifestURL)
+        let host = PluginHost(catalog: PluginCatalog(plugins: [manifest]), loader: LibraryLoader(configuration: hostile.configuration))
+        let scene = Scene()
+        scene.addTarget(TargetID(hostile.targetName))
+        let scheduler = Scheduler(scene: scene, registry: host)
+        var failure: (any Error)?
+        do { try scheduler.commit(Transaction([.add(Plan(type: "Run"), target: TargetID(hostile.targetName))])) } catch { failure = error }
+        #expect(!FileManager.default.fileExists(atPath: hostile.witness.path))
+        #expect("\(try #require(failure))".contains("does not define system itself"))
     }
 }

@@ -76,7 +76,7 @@ import Testing
         ),
         (
             "{\"searchPath\": []}",
-            "$.searchPath: expected one of the fields of a host configuration (configurationVersion, searchPaths, libraryPaths, disabledPlugins, planTypeOwners, pins, pluginManifests); found unknown field \"searchPath\" (did you mean \"searchPaths\"?)"
+            "$.searchPath: expected one of the fields of a host configuration (configurationVersion, searchPaths, libraryPaths, disabledPlugins, planTypeOwners, pins, pluginManifests, requirePins); found unknown field \"searchPath\" (did you mean \"searchPaths\"?)"
         ),
         ("{\"searchPaths\": \"/opt\"}", "$.searchPaths: expected an array of folder paths; found \"/opt\""),
         ("{\"searchPaths\": [\"/opt\", 3]}", "$.searchPaths[1]: expected a folder path; found 3"),

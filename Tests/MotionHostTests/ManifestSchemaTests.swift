@@ -44,7 +44,7 @@ import Testing
         #expect(
             keys(s) == [
                 "configurationVersion", "searchPaths", "libraryPaths", "disabledPlugins", "planTypeOwners", "pins",
-                "pluginManifests",
+                "pluginManifests", "requirePins",
             ])
     }
 }

@@ -29,7 +29,9 @@ typedef enum cmotionhost_symbol_status {
 cmotionhost_symbol_status cmotionhost_own_function(void *handle, const char *name, void **address,
                                                    const char **defined_in);
 
-/// `memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING)`: an anonymous memory file that can be sealed.
+/// `memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC)`: an anonymous memory file that can be
+/// sealed and mapped executable (MFD_EXEC, Linux 6.3, matters where `vm.memfd_noexec` is 1; a kernel that does
+/// not know it is asked again without it).
 /// @return the descriptor, or -1 with errno set.
 int cmotionhost_memfd_create(const char *name);
 

@@ -48,6 +48,10 @@ public struct HostConfiguration: Sendable, Hashable {
     /// Plugin id → the manifest to use when several search folders hold a manifest of that plugin id (the
     /// others are listed as shadowed); without an entry, the earliest folder's is used.
     public var pluginManifests: [String: URL]
+    /// Whether every plugin library must match a pin of this configuration to load (`"requirePins": true`).
+    /// Without it a pin is looked up by the manifest's plugin id or library file name, both of which a
+    /// rewritten plugin folder chooses: requiring pins is what makes the pins protect against one.
+    public var requiresPins: Bool
     /// The file this configuration was read from, if any.
     public var url: URL?
 
@@ -55,7 +59,7 @@ public struct HostConfiguration: Sendable, Hashable {
     public init(
         searchPaths: [URL] = [], libraryPaths: [URL] = [], disabledPlugins: Set<String> = [],
         planTypeOwners: [String: String] = [:], pins: [String: String] = [:], pluginManifests: [String: URL] = [:],
-        url: URL? = nil
+        requiresPins: Bool = false, url: URL? = nil
     ) {
         self.searchPaths = searchPaths
         self.libraryPaths = libraryPaths
@@ -63,6 +67,7 @@ public struct HostConfiguration: Sendable, Hashable {
         self.planTypeOwners = planTypeOwners
         self.pins = pins.mapValues { $0.lowercased() }
         self.pluginManifests = pluginManifests
+        self.requiresPins = requiresPins
         self.url = url
     }
 
@@ -110,7 +115,9 @@ public struct HostConfiguration: Sendable, Hashable {
     public static func decode(_ data: Data, url: URL) throws(ManifestError) -> HostConfiguration {
         let r = JSONDocumentReader<ManifestError>(file: url)
         let root = try r.parseObject(data)
-        let keys = ["configurationVersion", "searchPaths", "libraryPaths", "disabledPlugins", "planTypeOwners", "pins", "pluginManifests"]
+        let keys = [
+            "configurationVersion", "searchPaths", "libraryPaths", "disabledPlugins", "planTypeOwners", "pins", "pluginManifests", "requirePins",
+        ]
         _ = try r.optional(root, "configurationVersion") { (node) throws(ManifestError) in
             let v = try r.integer(node)
             guard v == supportedConfigurationVersion else {
@@ -203,9 +210,10 @@ public struct HostConfiguration: Sendable, Hashable {
                 }
                 return manifests
             } ?? [:]
+        let requiresPins = try r.optional(root, "requirePins") { (node) throws(ManifestError) in try r.bool(node) } ?? false
         return HostConfiguration(
             searchPaths: searchPaths, libraryPaths: libraryPaths, disabledPlugins: Set(disabled),
-            planTypeOwners: owners, pins: pins, pluginManifests: manifests, url: url)
+            planTypeOwners: owners, pins: pins, pluginManifests: manifests, requiresPins: requiresPins, url: url)
     }
 
     private static func pluginID(_ node: JSONValue, _ r: JSONDocumentReader<ManifestError>) throws(ManifestError) -> String {

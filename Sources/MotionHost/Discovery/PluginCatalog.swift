@@ -176,8 +176,13 @@ public struct PluginCatalog: Sendable {
                     isSymbolicLink
                     ? (try? system_realpath(path)) ?? path
                     : realFolder.hasSuffix("/") ? realFolder + name : realFolder + "/" + name
+                // A link is judged twice: where it leads, and where it sits (whoever can write its folder can
+                // point it elsewhere between the check and the read).
+                let linkPath = realFolder.hasSuffix("/") ? realFolder + name : realFolder + "/" + name
                 if let problem = PathTrust.problem(file: status, path: trustedPath, what: "manifest")
                     ?? PathTrust.problemInFolders(of: trustedPath, what: "manifest", checked: &trustedFolders)
+                    ?? (isSymbolicLink
+                        ? PathTrust.problemInFolders(of: linkPath, what: "manifest", checked: &trustedFolders) : nil)
                 {
                     folderProblems.append(
                         (

@@ -54,3 +54,51 @@ enum ELFExports {
         }
     }
 }
+
+/// What an ELF shared library asks the dynamic linker to load with it: its `DT_NEEDED` names and its run
+/// paths (`DT_RUNPATH`, `DT_RPATH`, colon-separated), from the dynamic section (`SHT_DYNAMIC`) and the string
+/// table it links (ELF-64 little-endian; the System V gABI, "Dynamic Section").
+enum ELFDependencies {
+    /// The needed names and the run-path entries, or `nil` when the bytes are not an ELF-64 little-endian file
+    /// with a dynamic section, or it is cut short.
+    static func read(_ file: UnsafeRawBufferPointer) -> (needed: [String], runPaths: [String])? {
+        func u16(_ at: Int) -> Int? { at + 2 <= file.count ? Int(file.loadUnaligned(fromByteOffset: at, as: UInt16.self).littleEndian) : nil }
+        func u32(_ at: Int) -> Int? { at + 4 <= file.count ? Int(file.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian) : nil }
+        func u64(_ at: Int) -> UInt64? { at + 8 <= file.count ? file.loadUnaligned(fromByteOffset: at, as: UInt64.self).littleEndian : nil }
+        guard file.count >= 64, file[0] == 0x7F, file[1] == 0x45, file[2] == 0x4C, file[3] == 0x46, file[4] == 2, file[5] == 1,
+            let table = u64(0x28).map(Int.init), let entrySize = u16(0x3A), let count = u16(0x3C), entrySize >= 64
+        else { return nil }
+        func section(_ i: Int) -> (type: Int, offset: Int, size: Int, link: Int)? {
+            let at = table + i * entrySize
+            guard let type = u32(at + 4), let offset = u64(at + 24), let size = u64(at + 32), let link = u32(at + 40),
+                offset <= UInt64(file.count), size <= UInt64(file.count)
+            else { return nil }
+            return (type, Int(offset), Int(size), link)
+        }
+        guard let dynamic = (0..<count).lazy.compactMap({ section($0) }).first(where: { $0.type == 6 }),  // SHT_DYNAMIC
+            let strings = section(dynamic.link), strings.offset + strings.size <= file.count,
+            dynamic.offset + dynamic.size <= file.count
+        else { return nil }
+        func string(_ offset: UInt64) -> String? {
+            guard offset < UInt64(strings.size) else { return nil }
+            var end = strings.offset + Int(offset)
+            while end < strings.offset + strings.size, file[end] != 0 { end += 1 }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: file[(strings.offset + Int(offset))..<end]), as: UTF8.self)
+        }
+        var needed: [String] = []
+        var runPaths: [String] = []
+        var at = dynamic.offset
+        while at + 16 <= dynamic.offset + dynamic.size {
+            guard let tag = u64(at), let value = u64(at + 8) else { return nil }
+            if tag == 0 { break }  // DT_NULL
+            switch tag {
+            case 1: if let name = string(value) { needed.append(name) }  // DT_NEEDED
+            case 15, 29:  // DT_RPATH, DT_RUNPATH
+                if let paths = string(value) { runPaths += paths.split(separator: ":").map(String.init) }
+            default: break
+            }
+            at += 16
+        }
+        return (needed, runPaths)
+    }
+}

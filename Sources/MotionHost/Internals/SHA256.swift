@@ -6,12 +6,15 @@ enum SHA256 {
     enum Failure: Error, CustomStringConvertible {
         /// Reading the file failed.
         case read(Errno)
+        /// The file is longer than the limit given (bytes).
+        case tooLarge(Int)
         /// A libcrypto call returned failure (the function's name).
         case libcrypto(String)
 
         var description: String {
             switch self {
             case .read(let errno): "reading the file failed: \(errno)"
+            case .tooLarge(let limit): "the file is longer than the \(limit) bytes hashed at most"
             case .libcrypto(let function): "libcrypto's \(function) failed"
             }
         }
@@ -21,7 +24,8 @@ enum SHA256 {
     /// offset is left alone). Wraps `EVP_MD_CTX_new`, `EVP_DigestInit_ex(EVP_sha256())`,
     /// `EVP_DigestUpdate`, `EVP_DigestFinal_ex` and `EVP_MD_CTX_free`.
     /// - Returns: 64 lowercase hexadecimal digits.
-    static func hexDigest(ofFileDescriptor fd: Int32) throws(Failure) -> String {
+    /// - Parameter limit: The most bytes hashed; a longer file throws ``Failure/tooLarge``.
+    static func hexDigest(ofFileDescriptor fd: Int32, limit: Int = Int.max) throws(Failure) -> String {
         guard let context = EVP_MD_CTX_new() else { throw .libcrypto("EVP_MD_CTX_new") }
         defer { EVP_MD_CTX_free(context) }
         guard EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else { throw .libcrypto("EVP_DigestInit_ex") }
@@ -39,6 +43,7 @@ enum SHA256 {
             if n == 0 { break }
             guard EVP_DigestUpdate(context, buffer, n) == 1 else { throw .libcrypto("EVP_DigestUpdate") }
             offset += Int64(n)
+            if offset > Int64(limit) { throw .tooLarge(limit) }
         }
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0

@@ -174,6 +174,7 @@ public struct LibraryLoader: Sendable {
                 digest = try self.digest(sealed, path: path, manifest: manifest)
                 try checkPins(pins, digest: digest!, path: path, manifest: manifest)
             }
+            try checkDependencies(sealed, size: file.size, path: path, manifest: manifest)
             let handle: UnsafeMutableRawPointer
             switch system_dlopen("/proc/self/fd/\(sealed)") {
             case .success(let h): handle = h
@@ -231,6 +232,23 @@ public struct LibraryLoader: Sendable {
             pins.append(("the host configuration's pin \(JSONText.quoted(pin.key))\(file)", pin.sha256))
         }
         if let sha256 = manifest.sha256 { pins.append(("the manifest's sha256", sha256)) }
+        // A library larger than the limit is refused here, so that verify (plugins list) says what load says.
+        if file.size > Int64(FileSizeLimit.library) {
+            throw PluginError(
+                code: .tooLarge,
+                message:
+                    "the library is larger than the \(FileSizeLimit.describe(FileSizeLimit.library)) the host reads for it; it was not read. To fix, check that this is the right file",
+                for: manifest)
+        }
+        if configuration.requiresPins, configuration.pin(for: manifest) == nil {
+            let digest = (try? SHA256.hexDigest(ofFileDescriptor: file.descriptor, limit: FileSizeLimit.library)) ?? "…"
+            let name = manifest.library.split(separator: "/").last.map(String.init) ?? manifest.library
+            throw PluginError(
+                code: .notPinned,
+                message:
+                    "the host configuration\(configuration.url.map { " (\($0.relativePath))" } ?? "") requires a pin for every plugin library (requirePins), and none names plugin \(manifest.id) or \(name); it was not loaded. To fix, if this library is trusted, add to its pins: \(JSONText.quoted(name)): \"\(digest)\"",
+                for: manifest)
+        }
         isTrusted = true
         return (path, file, pins)
     }
@@ -303,9 +321,48 @@ public struct LibraryLoader: Sendable {
         return fd
     }
 
+    /// The sealed copy's own run paths (`DT_RUNPATH`, `DT_RPATH`) and any `DT_NEEDED` name with a folder in it
+    /// decide which other libraries `dlopen` loads with it, unchecked and unsealed: each such folder must be
+    /// owned by root and not writable by group or others, up to `/` (the system's and the toolchain's folders
+    /// are). `$ORIGIN` entries are let be: for a library loaded through `/proc/self/fd/N` they name
+    /// `/proc/self/fd`, where no library can be put.
+    private func checkDependencies(_ sealed: Int32, size: Int64, path: String, manifest: PluginManifest) throws(PluginError) {
+        guard size > 0, let mapping = mmap(nil, Int(size), PROT_READ, MAP_PRIVATE, sealed, 0), mapping != MAP_FAILED else {
+            return  // dlopen reports an unreadable or empty library itself
+        }
+        defer { munmap(mapping, Int(size)) }
+        guard let dependencies = ELFDependencies.read(UnsafeRawBufferPointer(start: mapping, count: Int(size))) else { return }
+        var folders = dependencies.runPaths.filter { !$0.contains("$ORIGIN") && !$0.contains("${ORIGIN}") }
+        folders += dependencies.needed.filter { $0.contains("/") }.map { directoryName(of: $0) }
+        for folder in folders {
+            let problem: String?
+            if !folder.hasPrefix("/") {
+                problem = "is relative (it would be looked up from the current folder)"
+            } else if let status = try? system_stat(folder) {
+                var checked: Set<String> = []
+                if status.owner != 0 || status.isWritableByGroupOrOthers {
+                    problem = "is not a folder owned by root and closed to group and others"
+                } else if let above = PathTrust.problemInFolders(of: folder + "/x", what: "library", checked: &checked) {
+                    problem = "is reached through an untrusted folder (\(above.message))"
+                } else {
+                    problem = nil
+                }
+            } else {
+                problem = nil  // a folder that does not exist holds nothing to load
+            }
+            if let problem {
+                throw PluginError(
+                    code: .insecurePermissions,
+                    message:
+                        "\(path) asks the dynamic linker to load libraries from \(folder), which \(problem); what it would load there is not checked, so it was not loaded. To fix, link the dependency statically, or install it in a root-owned folder",
+                    for: manifest)
+            }
+        }
+    }
+
     private func digest(_ fd: Int32, path: String, manifest: PluginManifest) throws(PluginError) -> String {
         do {
-            return try SHA256.hexDigest(ofFileDescriptor: fd)
+            return try SHA256.hexDigest(ofFileDescriptor: fd, limit: FileSizeLimit.library)
         } catch {
             throw PluginError(code: .unreadable, message: "\(path) cannot be hashed: \(error)", for: manifest, underlying: error)
         }

@@ -14,7 +14,7 @@ public struct PluginError: Error, CustomStringConvertible, @unchecked Sendable {
         private enum Value: String, Sendable {
             case libraryNotFound, pathEscape, notARegularFile, insecurePermissions, wrongOwner, unreadable
             case hashMismatch, loadFailed, missingSymbol, abiMismatch, entryRefused, invalidInterface, unknownClass
-            case creationFailed, invalidDeclaration, callFailed, foreignSymbol, tooLarge
+            case creationFailed, invalidDeclaration, callFailed, foreignSymbol, tooLarge, notPinned
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -38,6 +38,8 @@ public struct PluginError: Error, CustomStringConvertible, @unchecked Sendable {
         public static let unreadable = Code(.unreadable)
         /// The library's SHA-256 is not the pinned one.
         public static let hashMismatch = Code(.hashMismatch)
+        /// The host configuration requires a pin for every library (`requirePins`) and none applies.
+        public static let notPinned = Code(.notPinned)
         /// `dlopen` failed (the message includes `dlerror()`).
         public static let loadFailed = Code(.loadFailed)
         /// A symbol the manifest or ABI needs is not exported.

@@ -209,6 +209,13 @@ struct ManifestDecoder {
         guard Self.isCIdentifier(s) else {
             throw reader.fail(.invalidValue, "expected a C symbol name ([A-Za-z_][A-Za-z0-9_]*); found \(node.found)")
         }
+        // The entry is called once per process, with its own signature: never as a declared function.
+        guard s != "motion_plugin_entry" else {
+            throw reader.fail(
+                .invalidValue,
+                "expected a function of the library's own other than motion_plugin_entry (the ABI calls it once, with its own signature); found \(node.found)"
+            )
+        }
         return s
     }
 
