@@ -30,7 +30,7 @@ enum EntryRegistry {
         }
     }
 
-    private static let records = Mutex<[UInt: Outcome]>([:])
+    private static let records = ProcessLock<[UInt: Outcome]>([:])
 
     /// Calls an entry function once, now, with the lines it logs on this thread captured for its
     /// refusal and sent to `logSink`; records nothing.

@@ -396,7 +396,7 @@ public final class LoadedLibrary: @unchecked Sendable {
     }
 
     /// Every library this process has loaded through a ``LibraryLoader``.
-    static let registry = Mutex<[Key: LoadedLibrary]>([:])
+    static let registry = ProcessLock<[Key: LoadedLibrary]>([:])
 
     /// The handle `dlopen` returned.
     public let handle: UnsafeMutableRawPointer

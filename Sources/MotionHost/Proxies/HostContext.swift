@@ -190,7 +190,7 @@ public enum PluginLog {
     /// A function that receives plugin log lines, already made safe for one line (``sanitized(_:)``).
     public typealias Sink = @Sendable (Level, String) -> Void
 
-    private static let defaultSink = Mutex<Sink?>(nil)
+    private static let defaultSink = ProcessLock<Sink?>(nil)
 
     /// Sets the process's default sink: it receives the lines of hosts without a sink of their own and
     /// the lines no host call can be blamed for; `nil` writes warnings and errors to standard error.

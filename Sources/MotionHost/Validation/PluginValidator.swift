@@ -386,7 +386,7 @@ private final class EmissionRecorder: Tracer {
 
 /// Counts of plugin misbehaviour the host absorbed, for the validator.
 enum HostDiagnostics {
-    private static let counts = Mutex(0)
+    private static let counts = ProcessLock(0)
     /// How many times a plugin terminated an already terminated token (`MOTION_ERR_TOKEN_ALREADY_TERMINATED`).
     static var doubleTerminations: Int { counts.withLock { $0 } }
     static func recordDoubleTermination() { counts.withLock { $0 += 1 } }
