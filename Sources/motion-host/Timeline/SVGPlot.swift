@@ -110,12 +110,7 @@ struct SVGPlot {
         }
         // Commit marks: a dashed line across the panel at each distinct commit time; when there are
         // more than fit, a short tick at the panel's top edge instead.
-        var marks: [Double] = []
-        for commit in recording.commits {
-            let x = xPosition(commit.time, endTime)
-            if let last = marks.last, abs(last - x) < 0.5 { continue }
-            marks.append(x)
-        }
+        let marks = distinctPositions(recording.commits.map(\.time), endTime)
         let markBottom = marks.count <= Self.maximumCommitLines ? y + Self.panelHeight : y + 6
         out +=
             "<rect x=\"\(f(Self.left))\" y=\"\(f(y))\" width=\"\(f(plotWidth))\" height=\"\(f(Self.panelHeight))\" fill=\"none\" stroke=\"#444\"/>\n"
@@ -127,12 +122,7 @@ struct SVGPlot {
                 "<path class=\"commit-marker\" d=\"M\(f(x - 4)) \(f(y))H\(f(x + 4))L\(f(x)) \(f(y + 6))Z\" fill=\"#666\"/>\n"
         }
         // Emissions (a performer's own transactions, e.g. a shake detected): a solid line and a diamond.
-        var emitted: [Double] = []
-        for emission in recording.emissions {
-            let x = xPosition(emission.time, endTime)
-            if let last = emitted.last, abs(last - x) < 0.5 { continue }
-            emitted.append(x)
-        }
+        let emitted = distinctPositions(recording.emissions.map(\.time), endTime)
         let emittedBottom = emitted.count <= Self.maximumCommitLines ? y + Self.panelHeight : y + 6
         for x in emitted {
             out +=
@@ -145,6 +135,17 @@ struct SVGPlot {
                 "<text x=\"\(f(Self.left + plotWidth / 2))\" y=\"\(f(y + Self.panelHeight + 38))\" text-anchor=\"middle\" fill=\"#222\">time (s)</text>\n"
         }
         return out
+    }
+
+    /// The x positions of `times`, in order, leaving out one within half a pixel of the one before.
+    private func distinctPositions(_ times: [Double], _ endTime: Double) -> [Double] {
+        var positions: [Double] = []
+        for time in times {
+            let x = xPosition(time, endTime)
+            if let last = positions.last, abs(last - x) < 0.5 { continue }
+            positions.append(x)
+        }
+        return positions
     }
 
     private func panel(_ series: PlotRecorder.Series, y: Double, xTicks: [Double], endTime: Double, isLast: Bool)
