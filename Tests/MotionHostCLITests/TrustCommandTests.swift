@@ -164,3 +164,18 @@ import Testing
             })
     }
 }
+
+@Suite struct PlotLinkTests {
+    @Test func aPlotNamedThroughASymbolicLinkReplacesWhereItLeadsAndKeepsTheLink() throws {
+        let folder = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let real = folder.appendingPathComponent("real.svg")
+        try Data("old".utf8).write(to: real)
+        let link = folder.appendingPathComponent("link.svg")
+        #expect(symlink(real.path, link.path) == 0)
+        let result = try MotionHost.runScene(["basic.json", "--plot", link.path])
+        #expect(result.status == 0)
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link.path)) == real.path)
+        #expect(try String(contentsOf: real, encoding: .utf8).hasPrefix("<?xml"))
+    }
+}

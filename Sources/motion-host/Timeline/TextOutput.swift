@@ -131,8 +131,19 @@ struct WholeFileOutput {
     }
 
     private var folder: String {
-        let url = URL(fileURLWithPath: path)
+        let url = URL(fileURLWithPath: destination)
         return url.deletingLastPathComponent().path
+    }
+
+    /// The file that is replaced: `path`, or where it leads when it is a symbolic link (so the link stays a
+    /// link, as a shell's `>` leaves it).
+    private var destination: String {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(path, nil) else {
+            return path
+        }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Writes `text` as the file's whole contents.
@@ -144,7 +155,8 @@ struct WholeFileOutput {
             try output.close()
             return
         }
-        let name = URL(fileURLWithPath: path).lastPathComponent
+        let destination = destination
+        let name = URL(fileURLWithPath: destination).lastPathComponent
         var template = Array((folder + "/." + name + ".XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
@@ -162,7 +174,7 @@ struct WholeFileOutput {
         umask(mask)
         if failure == nil, fchmod(fd, 0o666 & ~mask) != 0 { failure = String(cString: strerror(errno)) }
         if system_close(fd) != 0, failure == nil { failure = String(cString: strerror(errno)) }
-        if failure == nil, rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
+        if failure == nil, rename(temporary, destination) != 0 { failure = String(cString: strerror(errno)) }
         if let failure {
             unlink(temporary)
             throw MotionHostError(.unwritableOutput, file: path, "cannot write: \(failure)")
