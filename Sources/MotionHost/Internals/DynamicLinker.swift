@@ -16,12 +16,6 @@ func system_dlopen(_ path: String) -> Result<UnsafeMutableRawPointer, DynamicLin
     return .failure(DynamicLinkerError(text: system_dlerror() ?? "dlopen failed with no dlerror() text"))
 }
 
-/// Looks a symbol up in a library. Wraps `dlsym(3)`.
-/// - Returns: Its address, or `nil` when the library does not define it.
-func system_dlsym(_ handle: UnsafeMutableRawPointer, _ name: String) -> UnsafeMutableRawPointer? {
-    dlsym(handle, name)
-}
-
 /// The dynamic linker's last error text, clearing it. Wraps `dlerror(3)`.
 func system_dlerror() -> String? {
     guard let text = dlerror() else { return nil }

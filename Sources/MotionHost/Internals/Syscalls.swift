@@ -117,6 +117,17 @@ func system_sendfile(to output: Int32, from input: Int32, count: Int) throws(Err
     return n
 }
 
+/// Runs `body` over the whole of an open file mapped read-only; `nil` when the file is empty or cannot be
+/// mapped. Wraps `fstat(2)`, `mmap(2)` (`PROT_READ`, `MAP_PRIVATE`) and `munmap(2)`.
+func system_withMappedFile<R>(_ fd: Int32, _ body: (UnsafeRawBufferPointer) -> R?) -> R? {
+    var status = stat()
+    guard fstat(fd, &status) == 0, status.st_size > 0, let mapping = mmap(nil, Int(status.st_size), PROT_READ, MAP_PRIVATE, fd, 0),
+        mapping != MAP_FAILED
+    else { return nil }
+    defer { munmap(mapping, Int(status.st_size)) }
+    return body(UnsafeRawBufferPointer(start: mapping, count: Int(status.st_size)))
+}
+
 /// Writes all of `bytes` to an open descriptor, however many `write(2)` calls it takes.
 func system_writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
     var offset = 0

@@ -174,7 +174,7 @@ public struct LibraryLoader: Sendable {
                 digest = try self.digest(sealed, path: path, manifest: manifest)
                 try checkPins(pins, digest: digest!, path: path, manifest: manifest)
             }
-            try checkDependencies(sealed, size: file.size, path: path, manifest: manifest)
+            try checkDependencies(sealed, path: path, manifest: manifest)
             let handle: UnsafeMutableRawPointer
             switch system_dlopen("/proc/self/fd/\(sealed)") {
             case .success(let h): handle = h
@@ -326,12 +326,9 @@ public struct LibraryLoader: Sendable {
     /// owned by root and not writable by group or others, up to `/` (the system's and the toolchain's folders
     /// are). `$ORIGIN` entries are let be: for a library loaded through `/proc/self/fd/N` they name
     /// `/proc/self/fd`, where no library can be put.
-    private func checkDependencies(_ sealed: Int32, size: Int64, path: String, manifest: PluginManifest) throws(PluginError) {
-        guard size > 0, let mapping = mmap(nil, Int(size), PROT_READ, MAP_PRIVATE, sealed, 0), mapping != MAP_FAILED else {
-            return  // dlopen reports an unreadable or empty library itself
-        }
-        defer { munmap(mapping, Int(size)) }
-        guard let dependencies = ELFDependencies.read(UnsafeRawBufferPointer(start: mapping, count: Int(size))) else { return }
+    private func checkDependencies(_ sealed: Int32, path: String, manifest: PluginManifest) throws(PluginError) {
+        // dlopen reports an unreadable, empty or malformed library itself.
+        guard let dependencies = system_withMappedFile(sealed, { ELFDependencies.read($0) }) else { return }
         var folders = dependencies.runPaths.filter { !$0.contains("$ORIGIN") && !$0.contains("${ORIGIN}") }
         folders += dependencies.needed.filter { $0.contains("/") }.map { directoryName(of: $0) }
         for folder in folders {
@@ -424,20 +421,7 @@ public final class LoadedLibrary: @unchecked Sendable {
     /// The names the loaded copy exports (its dynamic symbol table's defined, global, default-visibility
     /// or protected entries), read from the sealed copy; `nil` when they cannot be read.
     public var exportedSymbols: [String]? {
-        var status = stat()
-        guard fstat(sealedDescriptor, &status) == 0, status.st_size > 0, status.st_size <= FileSizeLimit.library else {
-            return nil
-        }
-        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
-        var count = 0
-        while count < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { buffer in
-                (try? system_pread(sealedDescriptor, into: buffer.baseAddress! + count, count: buffer.count - count, offset: Int64(count))) ?? -1
-            }
-            guard n > 0 else { return nil }
-            count += n
-        }
-        return ELFExports.names(in: bytes)
+        system_withMappedFile(sealedDescriptor) { ELFExports.names(in: $0) }
     }
 
     /// The library's canonical path as a URL.
