@@ -59,6 +59,8 @@ final class JSONLinesTimelineWriter: TimelineSink {
                 "\"emitted\"\(stamp(point)),\"performer\":\(JSONText.string(performer.description)),\"crossesTargets\":\(crossesTargets),\"transaction\":\(json(transaction))"
         case .performerCreated(let performer):
             line += "\"performerCreated\"\(stamp(point)),\"performer\":\(JSONText.string(performer.description))"
+        case .performerDestroyed(let performer):
+            line += "\"performerDestroyed\"\(stamp(point)),\"performer\":\(JSONText.string(performer.description))"
         case .planAdded(let plan, let performer):
             line +=
                 "\"planAdded\"\(stamp(point)),\"performer\":\(JSONText.string(performer.description)),\"plan\":\(json(plan))"
