@@ -14,7 +14,7 @@ public struct PluginError: Error, CustomStringConvertible, @unchecked Sendable {
         private enum Value: String, Sendable {
             case libraryNotFound, pathEscape, notARegularFile, insecurePermissions, wrongOwner, unreadable
             case hashMismatch, loadFailed, missingSymbol, abiMismatch, entryRefused, invalidInterface, unknownClass
-            case creationFailed, invalidDeclaration, callFailed, foreignSymbol, tooLarge, notPinned
+            case creationFailed, invalidDeclaration, callFailed, foreignSymbol, tooLarge, notPinned, reloadRefused
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -64,6 +64,10 @@ public struct PluginError: Error, CustomStringConvertible, @unchecked Sendable {
         /// The plugin refused a call (`add_plan`, `add_named_plan`, `remove_named_plan` or a declared plan
         /// function returned an error status); ``PluginError/status`` holds the `motion_status`.
         public static let callFailed = Code(.callFailed)
+
+        /// A changed plugin was not reloaded: its manifest no longer reads, or changes what a reload keeps (its id,
+        /// performer classes and plan types). The old code keeps running.
+        public static let reloadRefused = Code(.reloadRefused)
 
         public var description: String { value.rawValue }
     }
