@@ -37,6 +37,11 @@ enum CommandTree {
                 help:
                     "Pace the frames by the monotonic clock (frame i at start + i/fps); overrun frames are skipped and counted as droppedFrames."
             ),
+            .flag(
+                "watch",
+                help:
+                    "With --realtime: reload a plugin whose library or manifest is rebuilt while the run goes on (a reload line in the timeline)."
+            ),
             .option("fps", value: "n", help: "Frames per second, overriding the scene's frameRate."),
             .option(
                 "duration", value: "s",
@@ -65,6 +70,11 @@ enum CommandTree {
             ),
             .option("output", short: "o", value: "file", help: "Also write the timeline (JSON Lines) to this file."),
             .flag("trace", help: "Write every tracer event to the --output file too."),
+            .flag(
+                "watch",
+                help:
+                    "Reload a plugin whose library or manifest is rebuilt, at the next frame, keeping its plans and the targets' values (a reload line in the timeline)."
+            ),
             .option(
                 "device-motion", value: "source",
                 help:

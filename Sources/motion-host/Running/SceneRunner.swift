@@ -64,6 +64,8 @@ final class SceneRunner {
     /// Asked at every frame boundary: `true` stops the run there, with the summary's `stoppedBecause`
     /// `interrupted` (SIGINT, SIGTERM).
     var isInterrupted: () -> Bool = { false }
+    /// `--watch`: reloads changed plugins as each frame begins, before its transactions.
+    var hotReload: HotReload?
 
     private var point = TimelinePoint(frame: 0, time: 0)
     /// Set once the summary is written: events after it (the scheduler terminating tokens as it goes
@@ -114,6 +116,7 @@ final class SceneRunner {
                 return finish(scene: scene, scheduler: scheduler, committed: next, frames: frame, reason: .interrupted)
             }
             onFrameStart?(point)
+            if let hotReload { applyReloads(hotReload, scheduler: scheduler) }
             if settings.duration == .untilIdle, time > settings.maximumDuration + tolerance {
                 let remaining = due.count - next
                 let reason =
@@ -190,6 +193,35 @@ final class SceneRunner {
         case 0: return ""
         case 1: return " after its first operation was applied (it stays applied)"
         default: return " after its first \(count) operations were applied (they stay applied)"
+        }
+    }
+
+    /// Reloads the plugins whose files changed: a `reload` line for each one applied, an `error` line (and
+    /// ``onError``) for each one refused, whose old code keeps running, and for each performer or plan that
+    /// could not be carried over.
+    private func applyReloads(_ hotReload: HotReload, scheduler: Scheduler) {
+        for outcome in hotReload.apply(scheduler: scheduler) {
+            switch outcome {
+            case .reloaded(let reload, let manifest):
+                let line = TimelineReload(
+                    pluginID: reload.pluginID, manifest: manifest, library: reload.libraryPath, sha256: reload.sha256,
+                    performers: reload.recreation.recreated.count, plans: reload.recreation.readdedPlanCount,
+                    failures: reload.recreation.failures.count)
+                for sink in sinks { sink.reload(line, at: point) }
+                for failure in reload.recreation.failures {
+                    report(
+                        MotionHostError(
+                            .reloadFailed, file: manifest,
+                            "frame \(point.frame) (t = \(JSONText.number(point.time)) s): after plugin \(reload.pluginID) was reloaded, \(failure)",
+                            underlying: failure))
+                }
+            case .refused(let pluginID, let error):
+                report(
+                    MotionHostError(
+                        .reloadFailed,
+                        "frame \(point.frame) (t = \(JSONText.number(point.time)) s): plugin \(pluginID) was not reloaded, its old code keeps running: \(error)",
+                        underlying: error))
+            }
         }
     }
 

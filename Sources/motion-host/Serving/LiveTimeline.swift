@@ -53,4 +53,5 @@ final class TraceDroppingSink: TimelineSink {
     func frame(_ point: TimelinePoint, changes: [TimelineChange]) { base.frame(point, changes: changes) }
     func failure(_ message: String, at point: TimelinePoint) { base.failure(message, at: point) }
     func end(_ summary: TimelineSummary) { base.end(summary) }
+    func reload(_ reload: TimelineReload, at point: TimelinePoint) { base.reload(reload, at: point) }
 }

@@ -70,6 +70,10 @@ enum ServeCommand {
         let settings = RunSettings(
             frameRate: frameRate, duration: .untilStopped, maximumDuration: document.maximumDuration, isTracing: true)
         let runner = SceneRunner(document: document, settings: settings, registry: registry)
+        if values.flag("watch") {
+            runner.hotReload = try HotReload(registry: registry)
+            runner.onError = { CommandLineTool.writeStandardError("error: \($0)\n") }
+        }
         let clock = RealTimeFrameClock(frameRate: frameRate)
         runner.clock = clock
         var sensorFeed: LiveDeviceMotionFeed?

@@ -101,6 +101,13 @@ final class JSONLinesTimelineWriter: TimelineSink {
         output.write("{\"frame\":\(point.frame),\"time\":\(JSONText.number(point.time)),\"changes\":{\(body)}}\n")
     }
 
+    func reload(_ reload: TimelineReload, at point: TimelinePoint) {
+        guard !hasEnded else { return }
+        output.write(
+            "{\"reload\":\(JSONText.string(reload.pluginID)),\"manifest\":\(JSONText.string(reload.manifest)),\"library\":\(JSONText.string(reload.library)),\"sha256\":\"\(reload.sha256)\",\"performers\":\(reload.performers),\"plans\":\(reload.plans),\"failures\":\(reload.failures)\(stamp(point))}\n"
+        )
+    }
+
     func failure(_ message: String, at point: TimelinePoint) {
         guard !hasEnded else { return }
         output.write("{\"error\":\(JSONText.string(message))\(stamp(point))}\n")
