@@ -164,6 +164,75 @@ import Testing
         #expect((summary["finalValues"] as? [String: Any])?["t"] as? [String: Double] == ["level": 105, "other": 107])
     }
 
+    @Test func aSwiftPluginLoadedTwiceRunsItsNewCopy() throws {
+        // The README's Pulse, copied with its manifest; "rebuilt" as the same code with bytes appended, so that
+        // a second Swift library of the same module and soname is loaded beside the first.
+        let folder = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        chmod(folder.path, 0o755)
+        try FileManager.default.copyItem(
+            at: Self.packageRoot.appendingPathComponent("Examples/Plugins/pulse.json"), to: folder.appendingPathComponent("pulse.json"))
+        let built = try Data(contentsOf: MotionHost.executable.deletingLastPathComponent().appendingPathComponent("libPulse.so"))
+        let library = folder.appendingPathComponent("libPulse.so")
+        try built.write(to: library)
+        try Data(
+            #"""
+            {"sceneVersion": 1, "name": "pulse", "frameRate": 60, "duration": 30,
+             "targets": [{"name": "card", "properties": {"scale": 1}}],
+             "transactions": [{"at": 0, "operations": [{"op": "addNamed", "target": "card", "name": "pulse",
+               "plan": {"type": "Pulse", "property": "scale", "amplitude": 0.5, "duration": 0.2}}]}]}
+            """#.utf8
+        ).write(to: folder.appendingPathComponent("scene.json"))
+        let output = folder.appendingPathComponent("timeline.jsonl")
+        let serve = try ServeProcess(["scene.json", "--plugin-path", ".", "--watch", "--output", output.path], in: folder)
+        func lines() -> [[String: Any]] {
+            ((try? String(contentsOf: output, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+            }
+        }
+        func wait(_ predicate: ([String: Any]) -> Bool) -> [String: Any]? {
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                if let line = lines().first(where: predicate) { return line }
+                usleep(20_000)
+            }
+            return nil
+        }
+        _ = try #require(wait { $0["activity"] as? String == "idle" }, "the first pulse did not end: \(serve.standardErrorText)")
+        let staged = folder.appendingPathComponent(".libPulse.so.tmp")
+        try (built + Data("reloaded".utf8)).write(to: staged)
+        try #require(rename(staged.path, library.path) == 0)
+        let reload = try #require(wait { $0["reload"] != nil }, "no reload line: \(serve.standardErrorText)")
+        #expect(reload["reload"] as? String == "org.example.pulse")
+        #expect(reload["performers"] as? Int == 1 && reload["plans"] as? Int == 1 && reload["failures"] as? Int == 0)
+        // The new copy's performer got the named Pulse again and pulses anew, then ends it.
+        let frame = try #require(reload["frame"] as? Int)
+        let pulsing = wait { line in
+            guard (line["frame"] as? Int ?? -1) >= frame, let changes = line["changes"] as? [String: Any] else { return false }
+            return ((changes["card"] as? [String: Any])?["scale"] as? Double ?? 1) > 1.2
+        }
+        #expect(pulsing != nil)
+        #expect(wait { ($0["frame"] as? Int ?? -1) >= frame && $0["activity"] as? String == "idle" } != nil)
+        #expect(serve.stop(signal: SIGTERM) == 0)
+        #expect(!serve.standardErrorText.contains("error"))
+    }
+
+    @Test func theREADMEsWalkThroughEditAppliesToThePulseExample() throws {
+        let readme = try String(contentsOf: Self.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let pulse = try String(contentsOf: Self.packageRoot.appendingPathComponent("Examples/Plugins/Pulse/Pulse.swift"), encoding: .utf8)
+        #expect(readme.contains("change `current.base.map { $0 + offset }`\nto `current.base.map { $0 - offset }`"))
+        #expect(pulse.contains("try? context.setValue(current.base.map { $0 + offset }, of: current.property)"))
+        // The walk-through's scene grows the card by half and back.
+        let result = try MotionHost.run(
+            ["run", "Examples/pulse-card.json", "--plugin-path", "Examples/Plugins"], in: Self.packageRoot)
+        #expect(result.status == 0)
+        let scales = try result.jsonLines().compactMap { line in
+            ((line["changes"] as? [String: Any])?["card"] as? [String: Any])?["scale"] as? Double
+        }
+        #expect(abs((scales.max() ?? 0) - 1.5) < 0.01)
+        #expect(scales.last == 1)
+    }
+
     @Test func runWatchWithoutRealtimeIsAUsageError() throws {
         let result = try MotionHost.runScene(["basic.json", "--watch"])
         #expect(result.status == 64)
