@@ -76,6 +76,29 @@ struct ReloadableBuilds {
         }
 
         func value(_ property: String) -> Double? { scene.target("t")?[property]?.scalar }
+
+        /// Commits a `Step` plan to `t` (named, when `name` is given).
+        func step(_ property: String, _ value: Double? = nil, named name: String? = nil) throws {
+            var fields: [String: JSONValue] = ["property": .string(property)]
+            if let value { fields["value"] = .number(value) }
+            var transaction = Transaction()
+            if let name {
+                transaction.add(Plan(type: "Step", fields: fields), named: name, to: "t")
+            } else {
+                transaction.add(Plan(type: "Step", fields: fields), to: "t")
+            }
+            try scheduler.commit(transaction)
+        }
+
+        /// Reloads the fixture, returning the error it failed with, if any.
+        func failedReload() -> PluginError? {
+            do {
+                _ = try host.reload(pluginID: "org.example.reloadable", in: scheduler)
+                return nil
+            } catch {
+                return error
+            }
+        }
     }
 
     @Test func aSecondSealedCopyWithTheSameSonameLoadsApartFromTheFirst() throws {
@@ -101,10 +124,8 @@ struct ReloadableBuilds {
 
     @Test func aRebuiltLibraryReplacesThePerformersAndGetsTheirPlansAgain() throws {
         let run = try Run()
-        var transaction = Transaction()
-        transaction.add(Plan(type: "Step", fields: ["property": "level", "value": 5]), to: "t")
-        transaction.add(Plan(type: "Step", fields: ["property": "other", "value": 7]), named: "n", to: "t")
-        try run.scheduler.commit(transaction)
+        try run.step("level", 5)
+        try run.step("other", 7, named: "n")
         run.advance()
         #expect(run.value("level") == 5 && run.value("other") == 7)
 
@@ -130,23 +151,18 @@ struct ReloadableBuilds {
         run.advance()
         #expect(run.value("other") == 0 && run.value("level") == 105)
         // New commits use the new library too.
-        var more = Transaction()
-        more.add(Plan(type: "Step", fields: ["property": "other", "value": 1]), to: "t")
-        try run.scheduler.commit(more)
+        try run.step("other", 1)
         run.advance()
         #expect(run.value("other") == 101)
     }
 
     @Test func aReloadThatFailsItsEntryKeepsTheOldCodeRunningAndSaysWhy() throws {
         let run = try Run()
-        var transaction = Transaction()
-        transaction.add(Plan(type: "Step", fields: ["property": "level", "value": 5]), to: "t")
-        try run.scheduler.commit(transaction)
+        try run.step("level", 5)
         run.advance()
 
         try run.builds.install(offset: 100, refuses: true)
-        var failure: PluginError?
-        do { _ = try run.host.reload(pluginID: "org.example.reloadable", in: run.scheduler) } catch { failure = error }
+        let failure = run.failedReload()
         #expect(failure?.code == .entryRefused)
         #expect(failure?.description.contains("reloadable.json: library \"libreloadable.so\": motion_plugin_entry returned NULL") == true)
         #expect(failure?.description.contains("this build refuses to load") == true)
@@ -164,13 +180,10 @@ struct ReloadableBuilds {
 
     @Test func aLibraryThatFailsItsTrustChecksIsNotLoadedAndTheOldCodeRuns() throws {
         let run = try Run()
-        var transaction = Transaction()
-        transaction.add(Plan(type: "Step", fields: ["property": "level", "value": 5]), to: "t")
-        try run.scheduler.commit(transaction)
+        try run.step("level", 5)
         try run.builds.install(offset: 100)
         chmod(run.builds.library.path, 0o777)
-        var failure: PluginError?
-        do { _ = try run.host.reload(pluginID: "org.example.reloadable", in: run.scheduler) } catch { failure = error }
+        let failure = run.failedReload()
         #expect(failure?.code == .insecurePermissions)
         run.advance()
         #expect(run.value("level") == 5)
@@ -178,22 +191,18 @@ struct ReloadableBuilds {
 
     @Test func unchangedBytesReloadNothingAndAManifestThatChangesThePlanTypesIsRefused() throws {
         let run = try Run()
-        var transaction = Transaction()
-        transaction.add(Plan(type: "Step", fields: ["property": "level", "value": 5]), to: "t")
-        try run.scheduler.commit(transaction)
+        try run.step("level", 5)
         #expect(try run.host.reload(pluginID: "org.example.reloadable", in: run.scheduler) == nil)
         #expect(try run.host.reload(pluginID: "org.example.unknown", in: run.scheduler) == nil)
 
         let manifest = try String(contentsOf: run.builds.manifestURL, encoding: .utf8)
         _ = run.builds.root.write("plugins/reloadable.json", manifest.replacingOccurrences(of: "\"Step\"", with: "\"Stride\""))
-        var failure: PluginError?
-        do { _ = try run.host.reload(pluginID: "org.example.reloadable", in: run.scheduler) } catch { failure = error }
+        var failure = run.failedReload()
         #expect(failure?.code == .reloadRefused)
         #expect(failure?.description.contains("Stepper (entry): Step → Stepper (entry): Stride") == true)
 
         _ = run.builds.root.write("plugins/reloadable.json", "{\"manifestVersion\": 1,")
-        failure = nil
-        do { _ = try run.host.reload(pluginID: "org.example.reloadable", in: run.scheduler) } catch { failure = error }
+        failure = run.failedReload()
         #expect(failure?.code == .reloadRefused)
         #expect(failure?.description.contains("the changed manifest was not taken") == true)
         run.advance()
@@ -202,9 +211,7 @@ struct ReloadableBuilds {
 
     @Test func aChangedManifestAloneReloadsWithItsNewDefaults() throws {
         let run = try Run()
-        var transaction = Transaction()
-        transaction.add(Plan(type: "Step", fields: ["property": "level"]), to: "t")  // value: the default, 0
-        try run.scheduler.commit(transaction)
+        try run.step("level")  // value: the default, 0
         run.advance()
         #expect(run.value("level") == 0)
         let manifest = try String(contentsOf: run.builds.manifestURL, encoding: .utf8)
@@ -214,5 +221,39 @@ struct ReloadableBuilds {
         #expect(reload.recreation.recreated.count == 1)
         run.advance()
         #expect(run.value("level") == 3)  // the plan was prepared again, with the new default
+    }
+
+    @Test func aDeclarativePluginsFunctionsAreLookedUpAgainInTheNewLibrary() throws {
+        let root = TemporaryFolder()
+        let folder = root.folder("plugins")
+        let products = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let built = try Data(contentsOf: products.appendingPathComponent("libCDeclarative.so"))
+        let library = folder.appendingPathComponent("libCDeclarative.so")
+        try built.write(to: library)
+        chmod(library.path, 0o755)
+        let manifestURL = folder.appendingPathComponent("cdeclarative.json")
+        try Data(contentsOf: ReloadableBuilds.packageRoot.appendingPathComponent("manifests/cdeclarative.json")).write(to: manifestURL)
+        let manifest = try PluginManifest.load(contentsOf: manifestURL)
+        let host = PluginHost(catalog: PluginCatalog(plugins: [manifest]), loader: LibraryLoader(), logSink: { _, _ in })
+        let scene = Scene()
+        scene.addTarget("t", properties: ["level": PropertyValue(0)])
+        let scheduler = Scheduler(scene: scene, registry: host)
+        var transaction = Transaction()
+        transaction.add(Plan(type: "SetLevel", fields: ["property": "level", "level": 0.25]), to: "t")
+        try scheduler.commit(transaction)
+        #expect(scene.target("t")?["level"] == PropertyValue(0.25))
+        let running = try #require(host.codeFiles(ofPlugin: manifest.id))
+
+        // The same code with bytes appended: another library, whose functions the new performer calls.
+        let staged = folder.appendingPathComponent(".next")
+        try (built + Data("next build".utf8)).write(to: staged)
+        chmod(staged.path, 0o755)
+        #expect(rename(staged.path, library.path) == 0)
+        scene.target("t")!.setValue(PropertyValue(0), forName: "level")
+        let reload = try #require(try host.reload(pluginID: manifest.id, in: scheduler))
+        #expect(reload.isNewLibrary && reload.recreation.recreated.map(\.description) == ["Level@t"])
+        #expect(host.performerClasses(ofPlugin: manifest.id).map(\.name) == ["Level"])
+        #expect(host.codeFiles(ofPlugin: manifest.id)?.library == running.library)
+        #expect(scene.target("t")?["level"] == PropertyValue(0.25))  // the re-added plan, called in the new copy
     }
 }

@@ -28,6 +28,15 @@ extension PluginHost {
         return (URL(fileURLWithPath: manifestPath), library.url)
     }
 
+    /// The performer classes of a plugin that this host has made so far (a class is made when a plan of one
+    /// of its types is first resolved), sorted by class name: what ``Scheduler/recreatePerformers(of:)`` takes to
+    /// replace that plugin's performers (R43).
+    /// - Parameter id: The plugin's id.
+    /// - Returns: The classes; empty when none was made.
+    public func performerClasses(ofPlugin id: String) -> [PerformerClass] {
+        classes.filter { $0.key.pluginID == id }.sorted { $0.key.className < $1.key.className }.map(\.value)
+    }
+
     /// Reloads a loaded plugin whose manifest or library changed on disk, and replaces its performers
     /// (hot reload, issue 14).
     ///
@@ -99,9 +108,8 @@ extension PluginHost {
                 declaration.update(manifest: manifest, performer: performer)
             }
         }
-        let pluginClasses = classes.filter { $0.key.pluginID == id }.sorted { $0.key.className < $1.key.className }.map(\.value)
         do {
-            let recreation = try scheduler.recreatePerformers(of: pluginClasses)
+            let recreation = try scheduler.recreatePerformers(of: performerClasses(ofPlugin: id))
             return PluginReload(
                 pluginID: id, manifest: manifest.url, libraryPath: copy.library.resolvedPath, sha256: copy.sha256,
                 isNewLibrary: copy.isNew, recreation: recreation)
