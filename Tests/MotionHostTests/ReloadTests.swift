@@ -129,8 +129,12 @@ struct ReloadableBuilds {
         run.advance()
         #expect(run.value("level") == 5 && run.value("other") == 7)
 
+        #expect(!run.host.isLibraryReplacedOnDisk(ofPlugin: "org.example.reloadable"))
         try run.builds.install(offset: 100)
+        // What a watcher that starts after the load asks, so as not to miss this rebuild.
+        #expect(run.host.isLibraryReplacedOnDisk(ofPlugin: "org.example.reloadable"))
         let reload = try #require(try run.host.reload(pluginID: "org.example.reloadable", in: run.scheduler))
+        #expect(!run.host.isLibraryReplacedOnDisk(ofPlugin: "org.example.reloadable"))
         #expect(reload.isNewLibrary)
         #expect(reload.libraryPath == (try system_realpath(run.builds.library.path)))
         #expect(reload.sha256 == SHA256.hexDigest(of: Array(try Data(contentsOf: run.builds.library))))

@@ -462,7 +462,7 @@ public final class Scheduler {
     ///   when called from inside a performer call or a frame (call it between frames); nothing is changed.
     @discardableResult
     public func recreatePerformers(of classes: [PerformerClass]) throws(CommitError) -> PerformerRecreation {
-        checkThread("recreatePerformers(of:)")
+        // Refused off the thread in every build, as `commit` is.
         guard inbox.isOnSchedulerThread else {
             throw CommitError(
                 code: .wrongThread,

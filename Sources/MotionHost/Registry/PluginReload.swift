@@ -28,6 +28,17 @@ extension PluginHost {
         return (URL(fileURLWithPath: manifestPath), library.url)
     }
 
+    /// Whether the file a loaded plugin's library was copied from has been replaced on disk since (another
+    /// file is at its path now: a rebuild renamed into place). A watcher that starts after the load asks this,
+    /// so a rebuild that landed in between is not missed.
+    /// - Parameter id: The plugin's id.
+    /// - Returns: `false` when the plugin is not loaded, or its library file is the one it was loaded from.
+    public func isLibraryReplacedOnDisk(ofPlugin id: String) -> Bool {
+        guard case .library(let library, _)? = loaded[id] else { return false }
+        guard let status = try? system_stat(library.resolvedPath) else { return true }
+        return status.device != library.key.device || status.inode != library.key.inode
+    }
+
     /// The performer classes of a plugin that this host has made so far (a class is made when a plan of one
     /// of its types is first resolved), sorted by class name: what ``Scheduler/recreatePerformers(of:)`` takes to
     /// replace that plugin's performers (R43).

@@ -6,7 +6,8 @@ import MotionHost
 /// plugins whose manifest or library was completed on disk since the last frame are reloaded
 /// (``PluginHost/reload(pluginID:in:)``: a new sealed copy through every trust check, the entry checked,
 /// then the plugin's performers re-created with their plans, R43), so a rebuilt plugin runs from the first
-/// frame that begins after its file is in place. Plugins are watched from the frame after their first load.
+/// frame that begins after its file is in place. Plugins are watched from the frame after their first load;
+/// a library renamed into place before that is noticed then (another file at its path).
 final class HotReload {
     /// What happened to one changed plugin.
     enum Outcome {
@@ -40,6 +41,7 @@ final class HotReload {
     /// - Returns: One outcome per changed plugin, in plugin id order.
     func apply(scheduler: Scheduler) -> [Outcome] {
         var outcomes: [Outcome] = []
+        var changed: Set<String> = []
         let loaded = host.loadedPluginIDs
         if loaded.count != watchedCount {
             watchedCount = loaded.count
@@ -50,9 +52,11 @@ final class HotReload {
                 } catch {
                     outcomes.append(.refused(pluginID: id, error))
                 }
+                // A rebuild that landed between the load and this watch.
+                if host.isLibraryReplacedOnDisk(ofPlugin: id) { changed.insert(id) }
             }
         }
-        for id in watcher.changedPlugins() {
+        for id in changed.union(watcher.changedPlugins()).sorted() {
             do {
                 guard let reload = try host.reload(pluginID: id, in: scheduler) else { continue }
                 // A reload may bring a manifest naming another library: watch that one too.
