@@ -26,6 +26,7 @@ struct RunSettings {
 /// Runs a scene on a simulated clock, frame by frame, and streams its timeline to sinks.
 ///
 /// Frame `i` is at `i / frameRate` seconds. Each frame:
+/// 0. with ``hotReload`` (`--watch`), plugins whose files changed are reloaded (a `reload` or `error` line);
 /// 1. every scene transaction due (its `at` ≤ the frame's time, within 1 ns) and not yet committed is
 ///    committed, in time order and then file order;
 /// 2. every ``FrameHook`` runs (`beforeFrame(time:scheduler:)`);
