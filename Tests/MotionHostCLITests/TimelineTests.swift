@@ -82,6 +82,16 @@ struct TimelineTests {
         #expect(lines[7] == "{\"activity\":\"idle\",\"time\":0.5,\"frame\":5}")
     }
 
+    @Test func aFrameLineGroupsChangesByTargetInTheOrderTargetsFirstChanged() throws {
+        // Changes in the order b.x, a.x, c.x, b.y, a.y: each target once, where it first changed, with its
+        // properties in their order (the grouping is by an index, not a search; the line is built as bytes).
+        let lines = try MotionHost.runScene(["interleaved-changes.json"]).outputLines
+        let frame = try #require(lines.first { $0.hasPrefix("{\"frame\"") })
+        #expect(
+            frame
+                == #"{"frame":0,"time":0,"changes":{"b":{"x":3,"y":4.5},"a":{"x":1,"y":2},"c \"quoted\"":{"x":[0.1,-0.0]}}}"#)
+    }
+
     @Test func csvHasOneRowPerChangedProperty() throws {
         let result = try MotionHost.runScene(["basic.json", "--format", "csv"])
         #expect(result.status == 0)

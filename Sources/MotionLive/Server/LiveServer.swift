@@ -142,10 +142,15 @@ public final class LiveServer: @unchecked Sendable {
     /// Sends timeline lines to every subscriber of `GET /timeline` (trace lines only to those that asked
     /// with `?trace=1`). Never waits: the lines are queued for the event loop.
     /// - Parameter lines: JSON Lines lines, without their newline.
-    public func publish(_ lines: [String]) {
+    public func publish(_ lines: [String]) { publish(utf8Lines: lines.map { Array($0.utf8) }) }
+
+    /// Sends timeline lines given as UTF-8 bytes; see ``publish(_:)``.
+    /// - Parameter lines: JSON Lines lines, UTF-8, without their newline.
+    public func publish(utf8Lines lines: [[UInt8]]) {
         guard !lines.isEmpty, let context else { return }
+        let tracePrefix = Array("{\"trace\"".utf8)
         mailbox.withLock { mailbox in
-            for line in lines { mailbox.lines.append((Array(line.utf8), line.hasPrefix("{\"trace\""))) }
+            for line in lines { mailbox.lines.append((line, line.starts(with: tracePrefix))) }
         }
         lws_cancel_service(context)
     }
