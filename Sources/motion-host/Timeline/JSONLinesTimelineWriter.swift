@@ -6,7 +6,7 @@ import MotionCore
 /// | first key | line |
 /// |---|---|
 /// | `timeline` | the header: `{"timeline": 1, "scene": path, "name", "frameRate", "duration", ("maximumDuration" when `untilIdle`), "targets": {target: {property: initial value}}, "units": {property: unit}}` |
-/// | `commit` | a scene transaction being committed: `{"commit": index, "at", "time", "frame", "transaction": {"operations": [...]}}` |
+/// | `commit` | a transaction being committed: a scene's `{"commit": index, "at", "time", "frame", "transaction": {"operations": [...]}}`; one from `serve`'s wire adds `"source": "http"` or `"websocket"`, its `commit` counts those from 0 and `at` is when it arrived |
 /// | `trace` | a tracer event (with `--trace`): `{"trace": kind, "time", "frame", ...}`, kinds `committed`, `emitted`, `performerCreated`, `planAdded`, `namedPlanAdded`, `namedPlanRemoved`, `tokenGenerated`, `tokenTerminated`, `activityChanged` |
 /// | `activity` | the scheduler became `"active"` or `"idle"`: `{"activity": "active", "time", "frame"}` |
 /// | `frame` | the properties that changed in a frame: `{"frame": i, "time": t, "changes": {target: {property: value}}}` |
@@ -44,7 +44,7 @@ final class JSONLinesTimelineWriter: TimelineSink {
     func commit(_ commit: TimelineCommit, at point: TimelinePoint) {
         guard !hasEnded else { return }
         output.write(
-            "{\"commit\":\(commit.index),\"at\":\(JSONText.number(commit.at))\(stamp(point)),\"transaction\":\(json(commit.transaction))}\n"
+            "{\"commit\":\(commit.index)\(commit.source.map { ",\"source\":\(JSONText.string($0))" } ?? ""),\"at\":\(JSONText.number(commit.at))\(stamp(point)),\"transaction\":\(json(commit.transaction))}\n"
         )
     }
 
