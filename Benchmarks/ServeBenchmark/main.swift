@@ -310,7 +310,9 @@ print(
 print("")
 print("| Sensor Logger pushes, 100 Hz × 4 sensors every 200 ms for \(Int(sensorSeconds)) s | value | goal |")
 print("|---|---|---|")
-print("| readings pushed / device-motion samples made (expected) | \(readingsPushed) / \(samplesMade) (\(expectedSamples)) | one sample per totalacceleration reading |")
+print(
+    "| readings pushed / device-motion samples made (expected) | \(readingsPushed) / \(samplesMade) (\(expectedSamples)) | one sample per totalacceleration reading |"
+)
 let hostDelivered = hostCounts["delivered"] as? Int ?? -1
 print(
     "| delivered to performers: the echo performer received / the host handed over | \(echoed) / \(hostDelivered) | every sample (\(samplesMade)) |"

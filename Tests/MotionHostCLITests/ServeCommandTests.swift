@@ -247,7 +247,8 @@ extension LiveDeviceMotionTests {
                     .utf8))
         #expect(refused.status == 422)
         try timeline.sendText(
-            #"{"id": 7, "transaction": {"operations": [{"op": "add", "target": "t", "plan": {"type": "SetValue", "property": "opacity", "value": 0.25}}]}}"#)
+            #"{"id": 7, "transaction": {"operations": [{"op": "add", "target": "t", "plan": {"type": "SetValue", "property": "opacity", "value": 0.25}}]}}"#
+        )
         let answer = try timeline.readText { $0["id"] as? Int == 7 }
         let committedFrame = try #require(answer["committed"] as? Int)
         let state = try serve.connect().request("GET", "/state", host: serve.host)
@@ -261,7 +262,8 @@ extension LiveDeviceMotionTests {
         #expect(errors.count == 3, "\(serve.standardErrorText)")
         #expect(
             errors.first?.hasPrefix(
-                "error: \(MotionHost.fixture("serve-failures.json")): $.transactions[0] (at 0 s, frame 0): operation 0, target \"t\", plan type \"Emit\"")
+                "error: \(MotionHost.fixture("serve-failures.json")): $.transactions[0] (at 0 s, frame 0): operation 0, target \"t\", plan type \"Emit\""
+            )
                 == true)
         #expect(errors.dropFirst().first?.contains("a transaction emitted from another thread failed") == true)
         #expect(errors.dropFirst().first?.contains("NoSuchPlanEither") == true)

@@ -102,7 +102,8 @@ struct FakeIIODevices {
         }
         #expect(
             noMagnetometer9Axis.message.hasPrefix(
-                "\(full.root.path): no device has magnetometer channels (in_magn_x_raw, _y_raw, _z_raw), which the reference frame xMagneticNorthZVertical needs"))
+                "\(full.root.path): no device has magnetometer channels (in_magn_x_raw, _y_raw, _z_raw), which the reference frame xMagneticNorthZVertical needs"
+            ))
         #expect(noMagnetometer9Axis.message.hasSuffix("use xArbitraryZVertical"))
 
         let byName = try #require(throws: LiveRefusal.self) {

@@ -1,6 +1,5 @@
 import DeviceMotion
 import Foundation
-import Synchronization
 
 /// `serve --device-motion iio[:DEVICE]`: the kernel's IIO sensors as a live device-motion source.
 ///
@@ -11,7 +10,9 @@ import Synchronization
 /// the frame loop takes them (``takeSamples()``); none is dropped.
 ///
 /// Thread rule: ``start()`` and ``stop()`` from one thread; ``takeSamples()`` from any thread.
-public final class IIOLiveSource: Sendable {
+public final class IIOLiveSource: @unchecked Sendable {
+    // @unchecked: `pending` is guarded by `lock`, an NSLock (pthread-based, which Thread Sanitizer sees;
+    // it cannot see Synchronization's futex Mutex, PITFALLS.md); everything else is immutable.
     /// What `DEVICE` in `iio[:DEVICE]` chose.
     public let reader: IIOSensorReader
     /// The attitude reference frame of the samples.
@@ -19,7 +20,14 @@ public final class IIOLiveSource: Sendable {
     /// Seconds between polls.
     public let interval: Double
     private let source: IIOSource
-    private let state = Mutex<(samples: [DeviceMotion], failure: String?, task: Task<Void, Never>?)>(([], nil, nil))
+    private let lock = NSLock()
+    private var pending: (samples: [DeviceMotion], failure: String?, task: Task<Void, Never>?) = ([], nil, nil)
+
+    private func withLock<T>(_ body: (inout (samples: [DeviceMotion], failure: String?, task: Task<Void, Never>?)) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&pending)
+    }
 
     /// Finds the sensors and checks that they can be read.
     /// - Parameters:
@@ -54,7 +62,8 @@ public final class IIOLiveSource: Sendable {
                     + (type == .magn ? " use xArbitraryZVertical" : " use another device-motion source"))
         }
         guard referenceFrame != .xTrueNorthZVertical else {
-            throw LiveRefusal(400, "the reference frame xTrueNorthZVertical needs a location, which Linux does not give. To fix, use xMagneticNorthZVertical")
+            throw LiveRefusal(
+                400, "the reference frame xTrueNorthZVertical needs a location, which Linux does not give. To fix, use xMagneticNorthZVertical")
         }
         do throws(IIOError) {
             _ = try reader.readAccelerometer(timestamp: 0)
@@ -101,16 +110,16 @@ public final class IIOLiveSource: Sendable {
     public func start() {
         let stream = source.deviceMotionUpdates(referenceFrame: referenceFrame, interval: interval)
         let interval = interval
-        state.withLock { state in
+        withLock { state in
             guard state.task == nil else { return }
             state.task = Task { [weak self] in
                 do {
                     for try await sample in stream {
                         guard let self else { return }
-                        self.state.withLock { $0.samples.append(sample) }
+                        self.withLock { $0.samples.append(sample) }
                     }
                 } catch {
-                    self?.state.withLock {
+                    self?.withLock {
                         $0.failure = "\(error). Device motion stopped (it was polled every \(interval) s)"
                     }
                 }
@@ -120,14 +129,14 @@ public final class IIOLiveSource: Sendable {
 
     /// Stops polling; samples not taken yet stay.
     public func stop() {
-        let task = state.withLock { $0.task }
+        let task = withLock { $0.task }
         task?.cancel()
     }
 
     /// Takes every sample polled since the last call, in time order (timestamps: monotonic seconds), and a
     /// read failure that ended the polling, once.
     public func takeSamples() -> (samples: [DeviceMotion], failure: String?) {
-        state.withLock { state in
+        withLock { state in
             defer {
                 state.samples.removeAll(keepingCapacity: true)
                 state.failure = nil

@@ -175,7 +175,8 @@ enum DeviceMotionChoice {
         switch text {
         case "sensorlogger", "sensorlogger:android": self = .sensorLogger(frame, isAndroid: true)
         case "sensorlogger:ios": self = .sensorLogger(frame, isAndroid: false)
-        case "iio", _ where text.hasPrefix("iio:"):
+        case "iio",
+            _ where text.hasPrefix("iio:"):
             do throws(LiveRefusal) {
                 self = .iio(try IIOLiveSource(device: text == "iio" ? nil : String(text.dropFirst(4)), referenceFrame: frame))
             } catch {
