@@ -189,8 +189,41 @@ final class JSONLinesTimelineWriter: TimelineSink {
         line.append(UInt8(ascii: "]"))
     }
 
+    /// A transaction's JSON form, as `Transaction.jsonData()` gives it (keys sorted), written directly:
+    /// through `JSONEncoder` it cost about 30 µs, which serve paid for every transaction from the wire (a
+    /// `commit` line and a `trace` line each, 10,000 a second in its benchmark).
     private func json(_ transaction: Transaction) -> String {
-        (try? transaction.jsonData()).flatMap { String(data: $0, encoding: .utf8) } ?? "null"
+        var out: [UInt8] = []
+        out += #"{"operations":["#.utf8
+        do {
+            for (i, operation) in transaction.operations.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                switch operation {
+                case .add(let plan, let target):
+                    out += #"{"op":"add","plan":"#.utf8
+                    try plan.writeJSON(into: &out)
+                    out += #","target":"#.utf8
+                    JSONValue.writeString(target.name, into: &out)
+                case .addNamed(let plan, let name, let target):
+                    out += #"{"name":"#.utf8
+                    JSONValue.writeString(name, into: &out)
+                    out += #","op":"addNamed","plan":"#.utf8
+                    try plan.writeJSON(into: &out)
+                    out += #","target":"#.utf8
+                    JSONValue.writeString(target.name, into: &out)
+                case .removeNamed(let name, let target):
+                    out += #"{"name":"#.utf8
+                    JSONValue.writeString(name, into: &out)
+                    out += #","op":"removeNamed","target":"#.utf8
+                    JSONValue.writeString(target.name, into: &out)
+                }
+                out.append(UInt8(ascii: "}"))
+            }
+        } catch {
+            return "null"
+        }
+        out += "]}".utf8
+        return String(decoding: out, as: UTF8.self)
     }
 
     private func json(_ plan: Plan) -> String {
