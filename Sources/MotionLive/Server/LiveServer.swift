@@ -547,6 +547,10 @@ public final class LiveServer: @unchecked Sendable {
         var written = 0
         let pre = CLibWebSockets_pre()
         var buffer: [UInt8] = []
+        // Corked while several go out, so the kernel sends them in full segments rather than one each.
+        let isBatch = session.queue.count - session.head > 1
+        if isBatch { CLibWebSockets_set_cork(wsi, 1) }
+        defer { if isBatch { CLibWebSockets_set_cork(wsi, 0) } }
         while session.head < session.queue.count, written < 262_144, written == 0 || lws_send_pipe_choked(wsi) == 0 {
             let text = session.queue[session.head]
             session.head += 1
