@@ -354,6 +354,39 @@ extension LiveDeviceMotionTests {
         #expect(abs(((phone["gravity"] as? [Double]) ?? [])[2] - -1) < 0.05)
     }
 
+    @Test func aDeviceThatStopsBeingReadableIsAnErrorLineAndServeGoesOn() throws {
+        let folder = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let root = try devices(in: folder)
+        let output = folder.appendingPathComponent("timeline.jsonl")
+        let serve = try ServeProcess(
+            [
+                MotionHost.fixture("iio-echo.json"), "--plugin-path", MotionHost.pluginFixtures.path, "--device-motion",
+                "iio:\(root.path)", "-o", output.path,
+            ], in: root)
+        let timeline = try serve.connect()
+        #expect(try timeline.upgrade("/timeline", host: serve.host).status == 101)
+        _ = try timeline.readText { (($0["changes"] as? [String: [String: Any]])?["phone"]?["samples"] as? Double ?? 0) >= 5 }
+        try FileManager.default.removeItem(at: root.appendingPathComponent("iio:device0/in_anglvel_z_raw"))
+        let error = try timeline.readText { $0["error"] != nil }
+        let message = try #require(error["error"] as? String)
+        #expect(message.hasPrefix("frame \(error["frame"] as? Int ?? -1) (t = "))
+        #expect(message.contains("s): --device-motion \(root.path)/iio:device0/in_anglvel_z_raw: cannot read the attribute"))
+        #expect(message.hasSuffix("Device motion stopped (it was polled every 0.01 s)"))
+        // serve goes on: it answers, and no sample is delivered after the failure.
+        let before = try serve.connect().request("GET", "/state", host: serve.host).json()
+        usleep(100_000)
+        let after = try serve.connect().request("GET", "/state", host: serve.host).json()
+        #expect((after["frame"] as? Int ?? 0) > (before["frame"] as? Int ?? 0))
+        let delivered = { (state: [String: Any]) in (state["deviceMotion"] as? [String: Any])?["delivered"] as? Int }
+        #expect(delivered(after) != nil && delivered(after) == delivered(before))
+        #expect(serve.stop(signal: SIGINT) == 0)
+        #expect(serve.standardErrorText.split(separator: "\n").filter { $0.hasPrefix("error: ") }.count == 1)
+        let lines = try String(contentsOf: output, encoding: .utf8).split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("{\"error\"") }.count == 1)
+        #expect(lines.last?.contains("\"stoppedBecause\":\"interrupted\"") == true)
+    }
+
     @Test func aDeviceWithoutAnAccelerometerIsAUsageErrorNamingIt() throws {
         let folder = try MotionHost.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -3,27 +3,33 @@ import Foundation
 
 /// `serve --device-motion iio[:DEVICE]`: the kernel's IIO sensors as a live device-motion source.
 ///
-/// The project's ``IIOSource`` polls accelerometer and gyroscope (and magnetometer in the 9-axis reference
-/// frames) every `interval` on a task of its own and fuses them (``SensorFusion``); each sample is stamped
-/// with the monotonic clock the frame loop runs on (``RealTimeClock/monotonicNanoseconds``, seconds), so a
+/// A thread of its own reads accelerometer and gyroscope (and magnetometer in the 9-axis reference frames)
+/// through the project's ``IIOSensorReader`` every `interval` (due times start + i × interval; a late poll
+/// is not made up) and fuses them with ``SensorFusion``, as ``IIOSource`` does; each sample is stamped with
+/// the monotonic clock the frame loop runs on (``RealTimeClock/monotonicNanoseconds``, seconds), so a
 /// sample maps onto the host's clock as `timestamp − start of the run`. Samples wait here, in order, until
-/// the frame loop takes them (``takeSamples()``); none is dropped.
+/// the frame loop takes them (``takeSamples()``); none is dropped. (A task on Swift's cooperative pool, as
+/// ``IIOSource``'s streams use, starved for seconds while other work blocked the pool's two threads.)
 ///
 /// Thread rule: ``start()`` and ``stop()`` from one thread; ``takeSamples()`` from any thread.
 public final class IIOLiveSource: @unchecked Sendable {
     // @unchecked: `pending` is guarded by `lock`, an NSLock (pthread-based, which Thread Sanitizer sees;
-    // it cannot see Synchronization's futex Mutex, PITFALLS.md); everything else is immutable.
+    // it cannot see Synchronization's futex Mutex, Documentation/PITFALLS.md); the rest is immutable.
     /// What `DEVICE` in `iio[:DEVICE]` chose.
     public let reader: IIOSensorReader
     /// The attitude reference frame of the samples.
     public let referenceFrame: ReferenceFrame
     /// Seconds between polls.
     public let interval: Double
-    private let source: IIOSource
+    private let now: RealTimeClock.Now
     private let lock = NSLock()
-    private var pending: (samples: [DeviceMotion], failure: String?, task: Task<Void, Never>?) = ([], nil, nil)
+    private var pending: (samples: [DeviceMotion], failure: String?, isStarted: Bool, isStopping: Bool) = (
+        [], nil, false, false
+    )
 
-    private func withLock<T>(_ body: (inout (samples: [DeviceMotion], failure: String?, task: Task<Void, Never>?)) -> T) -> T {
+    private func withLock<T>(
+        _ body: (inout (samples: [DeviceMotion], failure: String?, isStarted: Bool, isStopping: Bool)) -> T
+    ) -> T {
         lock.lock()
         defer { lock.unlock() }
         return body(&pending)
@@ -75,7 +81,7 @@ public final class IIOLiveSource: @unchecked Sendable {
         self.reader = reader
         self.referenceFrame = referenceFrame
         self.interval = max(interval, 0.001)
-        self.source = IIOSource(reader: reader, timestamp: { Double(now()) / 1e9 })
+        self.now = now
     }
 
     private static func reader(for device: String?) throws(IIOError) -> IIOSensorReader {
@@ -106,32 +112,53 @@ public final class IIOLiveSource: @unchecked Sendable {
         }
     }
 
-    /// Starts polling (once; later calls do nothing).
+    /// Starts polling on a thread of its own (once; later calls do nothing). Where the driver's sampling
+    /// frequency is writable, it is set to match the interval first.
     public func start() {
-        let stream = source.deviceMotionUpdates(referenceFrame: referenceFrame, interval: interval)
-        let interval = interval
-        withLock { state in
-            guard state.task == nil else { return }
-            state.task = Task { [weak self] in
-                do {
-                    for try await sample in stream {
-                        guard let self else { return }
-                        self.withLock { $0.samples.append(sample) }
-                    }
-                } catch {
-                    self?.withLock {
-                        $0.failure = "\(error). Device motion stopped (it was polled every \(interval) s)"
-                    }
-                }
+        guard
+            withLock({ state in
+                defer { state.isStarted = true }
+                return !state.isStarted
+            })
+        else { return }
+        for type in [IIOChannelType.accel, .anglvel, .magn] where reader.device(for: type) != nil {
+            try? reader.setSamplingFrequency(1 / interval, of: type)
+        }
+        let thread = Thread { [self] in poll() }
+        thread.name = "motion-iio"
+        thread.start()
+    }
+
+    private func poll() {
+        guard var fusion = SensorFusion(referenceFrame: referenceFrame, sampleInterval: interval) else { return }
+        let usesField = referenceFrame.needsMagnetometer
+        let step = UInt64((interval * 1e9).rounded())
+        var due = RealTimeClock.monotonicNanoseconds()
+        while !withLock({ $0.isStopping }) {
+            let t = Double(now()) / 1e9
+            do throws(IIOError) {
+                let acceleration = try reader.readAccelerometer(timestamp: t).acceleration
+                let rate = try reader.readGyro(timestamp: t).rotationRate
+                let field = usesField ? try reader.readMagnetometer(timestamp: t).magneticField : nil
+                let sample = fusion.update(timestamp: t, acceleration: acceleration, rotationRate: rate, magneticField: field)
+                withLock { $0.samples.append(sample) }
+            } catch {
+                let interval = interval
+                withLock { $0.failure = "\(error). Device motion stopped (it was polled every \(interval) s)" }
+                return
+            }
+            due += step
+            let current = RealTimeClock.monotonicNanoseconds()
+            if current < due {
+                usleep(UInt32(min((due - current) / 1000, 1_000_000)))
+            } else {
+                due = current  // late: the next poll is one interval from now, not a burst
             }
         }
     }
 
-    /// Stops polling; samples not taken yet stay.
-    public func stop() {
-        let task = withLock { $0.task }
-        task?.cancel()
-    }
+    /// Stops polling (at the thread's next poll); samples not taken yet stay.
+    public func stop() { withLock { $0.isStopping = true } }
 
     /// Takes every sample polled since the last call, in time order (timestamps: monotonic seconds), and a
     /// read failure that ended the polling, once.
