@@ -39,21 +39,21 @@ struct FakeIIODevices {
 
 /// `serve --device-motion iio[:DEVICE]`'s source, over a fake sysfs tree.
 @Suite struct IIOLiveSourceTests {
-    /// Polls until `count` samples were taken (at most 10 s). It sleeps as a task: blocking a thread of the
-    /// cooperative pool (2 on this machine) would starve the polling task.
-    private func take(_ source: IIOLiveSource, count: Int) async throws -> [DeviceMotion] {
+    /// Takes samples until `count` were taken (at most 10 s). The source polls on a thread of its own, so
+    /// this may block the test's thread.
+    private func take(_ source: IIOLiveSource, count: Int) -> [DeviceMotion] {
         var samples: [DeviceMotion] = []
         let deadline = Date().addingTimeInterval(10)
         while samples.count < count, Date() < deadline {
             let taken = source.takeSamples()
             if let failure = taken.failure { Issue.record("the polling failed: \(failure)") }
             samples += taken.samples
-            try await Task.sleep(for: .milliseconds(5))
+            usleep(5_000)
         }
         return samples
     }
 
-    @Test func samplesArePolledFusedAndStampedWithTheFrameLoopsClock() async throws {
+    @Test func samplesArePolledFusedAndStampedWithTheFrameLoopsClock() throws {
         let tree = try FakeIIODevices()
         defer { tree.remove() }
         let ticks = Atomic<UInt64>(5_000_000_000)
@@ -62,7 +62,7 @@ struct FakeIIODevices {
             device: tree.root.path, referenceFrame: .xArbitraryZVertical, interval: 0.002,
             now: { ticks.add(1_000_000, ordering: .relaxed).newValue })
         source.start()
-        let samples = try await take(source, count: 20)
+        let samples = take(source, count: 20)
         source.stop()
         #expect(samples.count >= 20)
         let stamps = samples.map(\.timestamp)
@@ -126,18 +126,18 @@ struct FakeIIODevices {
         }
     }
 
-    @Test func aDeviceThatStopsBeingReadableEndsThePollingWithItsError() async throws {
+    @Test func aDeviceThatStopsBeingReadableEndsThePollingWithItsError() throws {
         let tree = try FakeIIODevices()
         defer { tree.remove() }
         let source = try IIOLiveSource(device: tree.root.path, referenceFrame: .xArbitraryZVertical, interval: 0.002)
         source.start()
-        #expect(try await take(source, count: 3).count >= 3)
+        #expect(take(source, count: 3).count >= 3)
         try FileManager.default.removeItem(at: tree.root.appendingPathComponent("iio:device0/in_anglvel_z_raw"))
         var failure: String?
         let deadline = Date().addingTimeInterval(10)
         while failure == nil, Date() < deadline {
             failure = source.takeSamples().failure
-            try await Task.sleep(for: .milliseconds(5))
+            usleep(5_000)
         }
         source.stop()
         #expect(failure?.hasPrefix("\(tree.root.path)/iio:device0/in_anglvel_z_raw: cannot read the attribute") == true)
