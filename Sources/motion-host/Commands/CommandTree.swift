@@ -78,7 +78,7 @@ enum CommandTree {
             .option(
                 "device-motion", value: "source",
                 help:
-                    "Replace the scene's deviceMotion.recording: sensorlogger (Android) or sensorlogger:ios takes POST /sensorlogger pushes; a recording file plays in real time."
+                    "Replace the scene's deviceMotion.recording: sensorlogger (Android) or sensorlogger:ios takes POST /sensorlogger pushes; iio polls the kernel's IIO sensors at 100 Hz (iio:NAME[,NAME] picks devices by name, iio:PATH a devices folder or one device's folder); a recording file plays in real time."
             ),
             .option("fps", value: "n", help: "Frames per second, overriding the scene's frameRate."),
             .option(

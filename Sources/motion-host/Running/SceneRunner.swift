@@ -57,6 +57,14 @@ final class SceneRunner {
     var onError: ((MotionHostError) -> Void)?
     /// Scene transactions that failed after some of their operations were applied (R12).
     private var partlyCommitted = 0
+    /// Whether a scene transaction that fails (its own plan, or a transaction one of its performers
+    /// emitted and then failed with) is reported (an `error` line, ``onError``) and the run goes on, instead
+    /// of ending the run: `serve` stays up, `run` stops.
+    var keepsRunningAfterFailedCommits = false
+    /// Scene transactions that failed when ``keepsRunningAfterFailedCommits`` let the run go on.
+    private var failedCommits = 0
+    /// Transactions committed from outside the scene so far (``commitFromOutside(_:source:arrivedAt:scheduler:)``).
+    private var outsideCommits = 0
     /// Paces the frames: simulated (as fast as they run) unless replaced, e.g. by a ``RealTimeFrameClock``.
     var clock: any FrameClock = SimulatedFrameClock()
     /// Called as every frame begins, before anything of it is written (to publish the frame to the
@@ -142,12 +150,15 @@ final class SceneRunner {
                     // Operations before the failing one stay applied (R12): the summary counts the
                     // transaction as partly committed, and the line says how much of it was applied.
                     if error.appliedOperationCount > 0 { partlyCommitted += 1 }
-                    throw fail(
-                        MotionHostError(
-                            .commitFailed, file: document.path,
-                            "$.transactions[\(timed.index)] (at \(JSONText.number(timed.at)) s, frame \(frame))\(Self.applied(error)): \(error)",
-                            underlying: error),
-                        scene: scene, scheduler: scheduler, committed: next, frames: frame + 1)
+                    let failure = MotionHostError(
+                        .commitFailed, file: document.path,
+                        "$.transactions[\(timed.index)] (at \(JSONText.number(timed.at)) s, frame \(frame))\(Self.applied(error)): \(error)",
+                        underlying: error)
+                    guard keepsRunningAfterFailedCommits else {
+                        throw fail(failure, scene: scene, scheduler: scheduler, committed: next, frames: frame + 1)
+                    }
+                    report(failure)
+                    failedCommits += 1
                 }
                 next += 1
             }
@@ -185,6 +196,37 @@ final class SceneRunner {
             frame = following
         }
         return finish(scene: scene, scheduler: scheduler, committed: next, frames: point.frame + 1, reason: .duration)
+    }
+
+    /// Commits, at the current frame, a transaction that came from outside the scene (`serve`'s wire), as a
+    /// scene transaction is committed: its `commit` line first (with its `source`, its number among those
+    /// from outside, and the time it arrived), then the commit. A failure does not end the run: operations
+    /// before the failing one stay applied (R12), it is an `error` line and ``onError``, and the caller
+    /// answers the client with it.
+    /// - Parameters:
+    ///   - transaction: The transaction (checked against the scene's targets already).
+    ///   - source: `"http"` or `"websocket"`.
+    ///   - time: When it arrived, seconds on the run's clock.
+    ///   - scheduler: The run's scheduler (on its thread), as handed to a ``FrameHook``.
+    /// - Returns: `nil` when committed, else the scheduler's error.
+    func commitFromOutside(
+        _ transaction: Transaction, source: String, arrivedAt time: Double, scheduler: Scheduler
+    ) -> CommitError? {
+        let index = outsideCommits
+        outsideCommits += 1
+        let commit = TimelineCommit(index: index, at: time, transaction: transaction, source: source)
+        for sink in sinks { sink.commit(commit, at: point) }
+        do {
+            try scheduler.commit(transaction)
+            return nil
+        } catch {
+            report(
+                MotionHostError(
+                    .commitFailed,
+                    "frame \(point.frame) (t = \(JSONText.number(point.time)) s): transaction \(index) from \(source == "http" ? "POST /transactions" : "the timeline WebSocket") (arrived at \(JSONText.number(time)) s) failed\(Self.applied(error)): \(error)",
+                    underlying: error))
+            return error
+        }
     }
 
     /// `" after its first N operations were applied …"` when a failed transaction had some applied, else "".
@@ -226,8 +268,9 @@ final class SceneRunner {
         }
     }
 
-    /// A failure that does not end the run: an `error` line in the timeline, and ``onError``.
-    private func report(_ error: MotionHostError) {
+    /// A failure that does not end the run: an `error` line in the timeline (at the current frame), and
+    /// ``onError``.
+    func report(_ error: MotionHostError) {
         for sink in sinks { sink.failure(error.description, at: point) }
         onError?(error)
     }
@@ -257,7 +300,8 @@ final class SceneRunner {
         scene: Scene, scheduler: Scheduler, committed: Int, frames: Int, reason: StopReason
     ) -> TimelineSummary {
         let summary = TimelineSummary(
-            frames: frames, duration: Double(max(frames - 1, 0)) / settings.frameRate, committedTransactions: committed,
+            frames: frames, duration: Double(max(frames - 1, 0)) / settings.frameRate,
+            committedTransactions: committed - failedCommits,
             partlyCommittedTransactions: partlyCommitted,
             finalValues: scene.targets.map { target in
                 (target.id.name, target.properties.map { ($0.name, $0.value) })

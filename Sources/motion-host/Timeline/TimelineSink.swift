@@ -79,14 +79,18 @@ struct TimelineHeader {
     var units: [String: String]
 }
 
-/// A scene transaction committed at a frame.
+/// A transaction committed at a frame: a scene's, or one that came over `serve`'s wire.
 struct TimelineCommit {
-    /// Its index in the scene's `transactions`.
+    /// Its index in the scene's `transactions`, or, for a transaction from the wire, its number among
+    /// those (from 0, in arrival order).
     var index: Int
-    /// Its scheduled time, seconds.
+    /// Its scheduled time, or the time a transaction from the wire arrived; seconds on the run's clock.
     var at: Double
     /// The transaction.
     var transaction: Transaction
+    /// Where a transaction not from the scene came from: `"http"` (`POST /transactions`) or `"websocket"`
+    /// (a message on `GET /timeline`); `nil` for the scene's own.
+    var source: String? = nil
 }
 
 /// One changed property at a frame.
