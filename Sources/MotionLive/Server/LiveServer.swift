@@ -38,6 +38,7 @@ public final class LiveServer: @unchecked Sendable {
     private let mailbox = Mutex(Mailbox())
     private let isStopping = Atomic<Bool>(false)
     private let isFinished = Atomic<Bool>(false)
+    private let traceSubscriberCount = Atomic<Int>(0)
     private let finished = DispatchSemaphore(value: 0)
     nonisolated(unsafe) private var context: OpaquePointer?
     private var protocols: UnsafeMutablePointer<lws_protocols>?
@@ -139,6 +140,11 @@ public final class LiveServer: @unchecked Sendable {
 
     // MARK: The frame loop's side (any thread)
 
+    /// Whether a `GET /timeline?trace=1` subscriber is connected now (read from any thread). A frame loop
+    /// can skip formatting trace lines while it is `false`: no subscriber would get them. One that
+    /// subscribes later gets the trace lines published after it was counted.
+    public var hasTraceSubscribers: Bool { traceSubscriberCount.load(ordering: .relaxed) > 0 }
+
     /// Sends timeline lines to every subscriber of `GET /timeline` (trace lines only to those that asked
     /// with `?trace=1`). Never waits: the lines are queued for the event loop.
     /// - Parameter lines: JSON Lines lines, without their newline.
@@ -195,6 +201,7 @@ public final class LiveServer: @unchecked Sendable {
         let id: ConnectionID
         var isWebSocket = false
         var wantsTrace = false
+        var isCountedAsTracing = false
         var hasGreeting = false
         // HTTP
         var route: Route?
@@ -249,6 +256,10 @@ public final class LiveServer: @unchecked Sendable {
         case LWS_CALLBACK_ESTABLISHED:
             let session = session(wsi)
             session.isWebSocket = true
+            if session.wantsTrace, !session.isCountedAsTracing {
+                session.isCountedAsTracing = true
+                traceSubscriberCount.add(1, ordering: .relaxed)
+            }
             if let greeting {
                 session.hasGreeting = true
                 enqueueMessage(greeting, on: session, wsi)
@@ -258,7 +269,10 @@ public final class LiveServer: @unchecked Sendable {
         case LWS_CALLBACK_SERVER_WRITEABLE:
             return writeWebSocket(wsi)
         case LWS_CALLBACK_HTTP_DROP_PROTOCOL, LWS_CALLBACK_CLOSED, LWS_CALLBACK_WSI_DESTROY:
-            if sessions.removeValue(forKey: wsi) != nil { openConnections -= 1 }
+            if let session = sessions.removeValue(forKey: wsi) {
+                openConnections -= 1
+                if session.isCountedAsTracing { traceSubscriberCount.subtract(1, ordering: .relaxed) }
+            }
         default:
             break
         }

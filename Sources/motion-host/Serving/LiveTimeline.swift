@@ -64,16 +64,26 @@ final class LiveTimelineOutput: TimelineTextOutput {
     }
 }
 
-/// Passes a timeline on without its trace lines: `serve` always traces (for `?trace=1` subscribers), its
-/// `--output` file has them only with `--trace`.
-final class TraceDroppingSink: TimelineSink {
+/// Passes a timeline on, with its trace lines only while `passesTrace()` says so: `serve` always traces
+/// (for `?trace=1` subscribers), but its WebSocket timeline formats trace lines only while such a
+/// subscriber is connected, and its `--output` file has them only with `--trace`.
+final class TraceFilteringSink: TimelineSink {
     private let base: any TimelineSink
+    private let passesTrace: () -> Bool
 
-    init(_ base: any TimelineSink) { self.base = base }
+    /// - Parameters:
+    ///   - base: Where every line goes.
+    ///   - passesTrace: Asked at each trace event; `false` drops it before it is formatted.
+    init(_ base: any TimelineSink, passesTrace: @escaping () -> Bool = { false }) {
+        self.base = base
+        self.passesTrace = passesTrace
+    }
 
     func begin(_ header: TimelineHeader) { base.begin(header) }
     func commit(_ commit: TimelineCommit, at point: TimelinePoint) { base.commit(commit, at: point) }
-    func trace(_ event: TraceEvent, at point: TimelinePoint) {}
+    func trace(_ event: TraceEvent, at point: TimelinePoint) {
+        if passesTrace() { base.trace(event, at: point) }
+    }
     func activity(isActive: Bool, at point: TimelinePoint) { base.activity(isActive: isActive, at: point) }
     func frame(_ point: TimelinePoint, changes: [TimelineChange]) { base.frame(point, changes: changes) }
     func failure(_ message: String, at point: TimelinePoint) { base.failure(message, at: point) }

@@ -95,11 +95,12 @@ enum ServeCommand {
             at: 0)
 
         let live = LiveTimelineOutput(server: server)
-        runner.sinks.append(JSONLinesTimelineWriter(output: live))
+        runner.sinks.append(
+            TraceFilteringSink(JSONLinesTimelineWriter(output: live)) { [server] in server.hasTraceSubscribers })
         let output = try values.value("output").map { path throws(MotionHostError) in try TextOutput(path: path) }
         if let output {
             let writer = JSONLinesTimelineWriter(output: output)
-            runner.sinks.append(values.flag("trace") ? writer : TraceDroppingSink(writer))
+            runner.sinks.append(values.flag("trace") ? writer : TraceFilteringSink(writer))
         }
         // Every frame's lines go out at once; the file is flushed too, so a crash keeps what was written.
         runner.onFrame = { _ in
