@@ -74,6 +74,11 @@ public struct CubicBezier: Hashable, Sendable, CustomStringConvertible {
     /// Material Design's sharp curve: (0.4, 0, 0.6, 1).
     public static let materialSharp = CubicBezier(unchecked: 0.4, 0, 0.6, 1)
 
+    /// Every preset above, in the order they are declared (a tween stores a curve as its index here).
+    public static let presets: [CubicBezier] = [
+        .easeIn, .easeOut, .easeInOut, .materialStandard, .materialDeceleration, .materialAcceleration, .materialSharp,
+    ]
+
     /// The eased progress for a progress in time.
     /// - Parameter progress: fraction of the duration elapsed; clamped to [0, 1] (NaN counts as 0).
     /// - Returns: the fraction of the change to apply: 0 at 0 and 1 at 1, possibly outside [0, 1] in between

@@ -29,6 +29,9 @@ public struct LogLevel: RawRepresentable, Hashable, Sendable {
 public struct PropertyID: Hashable, Sendable {
     /// The host's id.
     public let rawValue: Int32
+
+    /// An id from its raw value. Only ids from `PerformerContext.propertyID(named:)` name a property.
+    public init(rawValue: Int32) { self.rawValue = rawValue }
 }
 
 /// A performer's line to the host: emission (composition), is-active tokens, the target's properties

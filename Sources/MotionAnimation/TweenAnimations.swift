@@ -1,0 +1,238 @@
+/// The running `Tween`s of one performer, each a property moved from a value to a value over a duration
+/// along a timing curve, after a delay: the frame arithmetic of TweenKit's `TweenPerformer` and of the
+/// in-process Tween the benchmark compares it with, written once.
+///
+/// The tweens are values in one flat buffer (no array per tween, no curve object: a curve is a one-byte
+/// code), so a frame walks them in one pass with no retain, release or uniqueness check, and each
+/// performer only says how to read and write a property (``advance(to:currentValue:write:)``). Each tween
+/// is addressed by a `key` of the performer's choosing (a property slot or id), one tween per key.
+///
+/// The rules (the Material Motion runtime's Tween, as TweenKit performs it): the first frame a tween sees
+/// fixes its start time; it writes nothing until its delay has passed; then, unless it was given a `from`,
+/// it reads the property's value once and starts from it (from its `to` when the value has another number of
+/// components, or none); each frame writes `from + (to - from) × curve(progress)` per component, exactly
+/// `to` at progress 1, and the frame whose progress reaches 1 is its last.
+///
+/// Thread rule: use an instance from one thread at a time.
+public final class TweenAnimations {
+    /// One tween: 96 bytes, its components inline.
+    @usableFromInline
+    struct Record {
+        @usableFromInline var key: Int32
+        @usableFromInline var count: UInt8
+        /// ``TweenAnimations/curveCode(_:)``'s code.
+        @usableFromInline var curve: UInt8
+        @usableFromInline var hasFrom: Bool
+        @usableFromInline var hasStart: Bool
+        @usableFromInline var duration: Double
+        @usableFromInline var delay: Double
+        @usableFromInline var start: Double
+        @usableFromInline var from: (Double, Double, Double, Double)
+        @usableFromInline var to: (Double, Double, Double, Double)
+    }
+
+    // The buffer: `records[0..<count]` initialized, room for `capacity`. Touched only by this instance's
+    // methods, one at a time (``advance(to:currentValue:write:)`` refuses reentrant changes), so the dynamic
+    // exclusivity checks are switched off for these three.
+    @usableFromInline @exclusivity(unchecked) var records: UnsafeMutablePointer<Record>
+    @usableFromInline @exclusivity(unchecked) var storedCount = 0
+    @exclusivity(unchecked) private var capacity = 0
+    @usableFromInline @exclusivity(unchecked) var isAdvancing = false
+    /// Curves that are neither linear nor a preset, by code - ``firstCustomCode``.
+    @usableFromInline var customCurves: [CubicBezier] = []
+
+    /// No tweens.
+    public init() { records = unsafe .allocate(capacity: 0) }
+
+    deinit { unsafe records.deallocate() }
+
+    /// How many tweens run (including those still in their delay).
+    public var count: Int { storedCount }
+
+    /// Whether no tween runs.
+    public var isEmpty: Bool { storedCount == 0 }
+
+    /// The tweens' keys, in the order they were added.
+    public var keys: [Int32] { (0..<storedCount).map { unsafe records[$0].key } }
+
+    /// The number of components of the tween on `key`, or `nil` when none runs there.
+    public func componentCount(key: Int32) -> Int? {
+        for i in 0..<storedCount where unsafe records[i].key == key { return unsafe Int(records[i].count) }
+        return nil
+    }
+
+    /// Starts a tween on `key`, replacing the one running on it (if any), after the others.
+    /// - Parameters:
+    ///   - key: What the tween writes, for the performer (handed back to `currentValue` and `write`).
+    ///   - curve: The timing curve.
+    ///   - from: The start value (as many components as `to`), or `nil` for the property's value when the
+    ///     delay has passed.
+    ///   - to: The end value, 1 to 4 components.
+    ///   - duration: s, >= 0.
+    ///   - delay: s, >= 0, before the tween starts.
+    /// The caller checks the plan (TweenKit's `Tween.validatedCurve()`); a `to` of another size, or a
+    /// `from` of another size than `to`, is a programmer error and traps.
+    public func add(key: Int32, curve: TimingCurve, from: [Double]?, to: [Double], duration: Double, delay: Double) {
+        precondition(!isAdvancing, "a tween was added while its TweenAnimations advanced")
+        precondition((1...Components.maximumCount).contains(to.count), "a tween's \"to\" has 1 to 4 components, not \(to.count)")
+        precondition(from == nil || from?.count == to.count, "a tween's \"from\" has as many components as its \"to\"")
+        remove(key: key)
+        if storedCount == capacity {
+            let grown = Swift.max(1, capacity * 2)
+            let new = unsafe UnsafeMutablePointer<Record>.allocate(capacity: grown)
+            unsafe new.moveInitialize(from: records, count: storedCount)
+            unsafe records.deallocate()
+            unsafe records = new
+            capacity = grown
+        }
+        let record = Record(
+            key: key, count: UInt8(to.count), curve: curveCode(curve), hasFrom: from != nil, hasStart: false,
+            duration: duration, delay: delay, start: 0, from: Components(from ?? to).tuple, to: Components(to).tuple)
+        unsafe (records + storedCount).initialize(to: record)
+        storedCount += 1
+    }
+
+    /// Stops the tween on `key`, if one runs; the others keep their order.
+    public func remove(key: Int32) {
+        removeAll { $0 == key }
+    }
+
+    /// Stops every tween whose key satisfies `shouldRemove`; the others keep their order.
+    public func removeAll(where shouldRemove: (Int32) -> Bool) {
+        precondition(!isAdvancing, "a tween was removed while its TweenAnimations advanced")
+        var kept = 0
+        for i in 0..<storedCount where unsafe !shouldRemove(records[i].key) {
+            unsafe records[kept] = records[i]
+            kept += 1
+        }
+        storedCount = kept
+    }
+
+    /// Moves every tween to a frame's time: writes each one that is past its delay, and stops each one that
+    /// has finished (after its last write). The tweens keep their order.
+    /// - Parameters:
+    ///   - time: The frame's time, seconds.
+    ///   - currentValue: The property's value for a key, read once per tween (when its delay has passed and
+    ///     it has no `from`), or `nil` when the property has none.
+    ///   - write: Writes a tween's value for the frame to its key's property.
+    /// Neither closure may add or remove tweens of this instance (that traps).
+    @inlinable
+    public func advance(
+        to time: Double, currentValue: (_ key: Int32) -> [Double]?, write: (_ key: Int32, _ value: Components) -> Void
+    ) {
+        isAdvancing = true
+        defer { isAdvancing = false }
+        let count = storedCount
+        var kept = 0
+        for i in 0..<count {
+            let record = unsafe records + i
+            if unsafe !record.pointee.hasStart {
+                unsafe record.pointee.start = time
+                unsafe record.pointee.hasStart = true
+            }
+            let elapsed = unsafe time - record.pointee.start - record.pointee.delay
+            var isFinished = false
+            if elapsed >= 0 {
+                if unsafe !record.pointee.hasFrom {
+                    let key = unsafe record.pointee.key
+                    if let current = currentValue(key), unsafe current.count == Int(record.pointee.count) {
+                        unsafe record.pointee.from = Components(current).tuple
+                    }
+                    unsafe record.pointee.hasFrom = true
+                }
+                let duration = unsafe record.pointee.duration
+                let progress = duration > 0 ? elapsed / duration : 1
+                let fraction = unsafe curveValue(record.pointee.curve, progress)
+                let value = unsafe Components.interpolating(
+                    count: Int(record.pointee.count), from: record.pointee.from, to: record.pointee.to, fraction: fraction)
+                unsafe write(record.pointee.key, value)
+                isFinished = progress >= 1
+            }
+            if !isFinished {
+                if kept != i { unsafe records[kept] = record.pointee }
+                kept += 1
+            }
+        }
+        storedCount = kept
+    }
+
+    // MARK: Curves
+
+    /// Linear is 0; the presets (``CubicBezier/presets``) are 1...; other curves follow, per instance.
+    @usableFromInline static var firstCustomCode: Int { 1 + CubicBezier.presets.count }
+
+    private func curveCode(_ curve: TimingCurve) -> UInt8 {
+        guard case .cubicBezier(let bezier) = curve else { return 0 }
+        if let preset = CubicBezier.presets.firstIndex(of: bezier) { return UInt8(1 + preset) }
+        if let custom = customCurves.firstIndex(of: bezier) { return UInt8(Self.firstCustomCode + custom) }
+        precondition(Self.firstCustomCode + customCurves.count <= Int(UInt8.max), "a performer's tweens use at most 247 custom curves")
+        customCurves.append(bezier)
+        return UInt8(Self.firstCustomCode + customCurves.count - 1)
+    }
+
+    /// The eased progress for a curve code, as ``TimingCurve/value(at:)`` computes it.
+    @inlinable @inline(__always)
+    func curveValue(_ code: UInt8, _ progress: Double) -> Double {
+        if code == 0 { return progress > 0 ? (progress < 1 ? progress : 1) : 0 }  // TimingCurve.linear
+        let index = Int(code) - 1
+        if index < CubicBezier.presets.count { return CubicBezier.presets[index].value(at: progress) }
+        return customCurves[index - CubicBezier.presets.count].value(at: progress)
+    }
+}
+
+/// A tween's value: 1 to 4 components, inline (no allocation).
+public struct Components: Sendable, Equatable {
+    /// The most components a value holds.
+    public static let maximumCount = 4
+    /// How many of the four are the value's, 1...4.
+    public let count: Int
+    /// The components; those past ``count`` are 0.
+    public let c0, c1, c2, c3: Double
+
+    /// A value from 1 to 4 components (more are dropped; none gives the scalar 0).
+    public init(_ components: [Double]) {
+        count = Swift.max(1, Swift.min(components.count, 4))
+        c0 = components.first ?? 0
+        c1 = components.count > 1 ? components[1] : 0
+        c2 = components.count > 2 ? components[2] : 0
+        c3 = components.count > 3 ? components[3] : 0
+    }
+
+    @usableFromInline
+    init(count: Int, _ c0: Double, _ c1: Double, _ c2: Double, _ c3: Double) {
+        self.count = count
+        self.c0 = c0
+        self.c1 = c1
+        self.c2 = c2
+        self.c3 = c3
+    }
+
+    /// `from + (to - from) × fraction` per component, exactly `to` at fraction 1 (``interpolate(from:to:fraction:)``).
+    @inlinable @inline(__always)
+    static func interpolating(
+        count: Int, from: (Double, Double, Double, Double), to: (Double, Double, Double, Double), fraction: Double
+    ) -> Components {
+        let c0 = interpolate(from: from.0, to: to.0, fraction: fraction)
+        guard count > 1 else { return Components(count: 1, c0, 0, 0, 0) }
+        return Components(
+            count: count, c0, interpolate(from: from.1, to: to.1, fraction: fraction),
+            count > 2 ? interpolate(from: from.2, to: to.2, fraction: fraction) : 0,
+            count > 3 ? interpolate(from: from.3, to: to.3, fraction: fraction) : 0)
+    }
+
+    @usableFromInline var tuple: (Double, Double, Double, Double) { (c0, c1, c2, c3) }
+
+    /// The component at `index` (0...3); 0 past ``count``.
+    public subscript(index: Int) -> Double {
+        switch index {
+        case 0: c0
+        case 1: c1
+        case 2: c2
+        case 3: c3
+        default: 0
+        }
+    }
+
+    /// The ``count`` components as an array.
+    public var array: [Double] { (0..<count).map { self[$0] } }
+}
