@@ -26,7 +26,7 @@ final class InProcessTweenPerformer: FrameUpdating {
         let curve = try TimingCurve(named: plan["timing"]?.string ?? "easeInOut")
         let slot = target.slot(for: target.scene.propertyID(property))
         animations.add(
-            key: slot.rawValue, curve: curve, from: from, to: to, duration: plan["duration"]?.number ?? 0.3,
+            key: Int64(slot.rawValue), curve: curve, from: from, to: to, duration: plan["duration"]?.number ?? 0.3,
             delay: plan["delay"]?.number ?? 0)
         if token == nil { token = generator?.generate() }
     }
@@ -34,14 +34,14 @@ final class InProcessTweenPerformer: FrameUpdating {
     func update(frame: Frame) {
         let target = self.target
         animations.advance(to: frame.time) { key in
-            target.value(at: PropertySlot(rawValue: key))?.components
+            target.value(at: PropertySlot(rawValue: Int32(truncatingIfNeeded: key)))?.components
         } write: { key, value in
             if value.count == 1 {
-                target.setScalar(value.c0, at: PropertySlot(rawValue: key))
+                target.setScalar(value.c0, at: PropertySlot(rawValue: Int32(truncatingIfNeeded: key)))
             } else {
                 var vector = PropertyValue(value.c0)
                 for i in 1..<value.count { vector[i] = value[i] }
-                target.setValue(vector, at: PropertySlot(rawValue: key))
+                target.setValue(vector, at: PropertySlot(rawValue: Int32(truncatingIfNeeded: key)))
             }
         }
         if animations.isEmpty, let held = token {

@@ -5,12 +5,13 @@ import MotionPluginKit
 /// tween on a property replaces the running one). Holds one is-active token while any tween runs.
 ///
 /// The tweens themselves are values in MotionAnimation's `TweenAnimations` (the frame arithmetic the
-/// benchmark's in-process Tween shares), keyed by property id; what the frame does not need (the
-/// property's name for messages, the plan's name) waits in `plans`.
+/// benchmark's in-process Tween shares), keyed by the property's slot and id (``key(_:)``), so a frame
+/// writes through the slot with no lookup; what the frame does not need (the property's name for messages,
+/// the plan's name) waits in `plans`.
 final class TweenPerformer: SinglePlanPerformer, FrameUpdating {
     /// What a running tween's messages and named removal need, by the tween's key.
     private struct PlanInfo {
-        let key: Int32
+        let key: Int64
         let propertyName: String
         let name: String?
     }
@@ -45,7 +46,7 @@ final class TweenPerformer: SinglePlanPerformer, FrameUpdating {
                 field: "to",
                 "has \(tween.to.count) components but \(tween.property) has \(current.count). To fix, give it \(current.count)")
         }
-        let key = property.rawValue
+        let key = Self.key(try context.slot(for: property))
         animations.add(key: key, curve: curve, from: tween.from, to: tween.to, duration: tween.duration, delay: tween.delay)
         plans.removeAll { $0.key == key }
         plans.append(PlanInfo(key: key, propertyName: tween.property, name: name))
@@ -53,7 +54,7 @@ final class TweenPerformer: SinglePlanPerformer, FrameUpdating {
     }
 
     func update(frame: Frame) {
-        var failed: [Int32] = []
+        var failed: [Int64] = []
         animations.advance(to: frame.time) { key in
             self.startValue(key)
         } write: { key, value in
@@ -65,8 +66,8 @@ final class TweenPerformer: SinglePlanPerformer, FrameUpdating {
     }
 
     /// The property's value when a tween without `from` starts (after its delay).
-    private func startValue(_ key: Int32) -> [Double]? {
-        let current = try? context.value(of: PropertyID(rawValue: key))
+    private func startValue(_ key: Int64) -> [Double]? {
+        let current = try? context.value(of: Self.slot(key).property)
         if let current, let info = plans.first(where: { $0.key == key }),
             let count = animations.componentCount(key: key), current.count != count
         {
@@ -78,19 +79,29 @@ final class TweenPerformer: SinglePlanPerformer, FrameUpdating {
     }
 
     /// Writes a tween's value; returns false (after logging) when the host refused it.
-    private func write(_ value: Components, _ key: Int32) -> Bool {
+    private func write(_ value: Components, _ key: Int64) -> Bool {
         do {
             if value.count == 1 {
-                try context.setValue(value.c0, of: PropertyID(rawValue: key))
+                try context.setValue(value.c0, at: Self.slot(key))
             } else {
-                try context.setValue(value.array, of: PropertyID(rawValue: key))
+                try context.setValue(value.array, at: Self.slot(key))
             }
             return true
         } catch {
-            let name = plans.first { $0.key == key }?.propertyName ?? "property \(key)"
+            let name = plans.first { $0.key == key }?.propertyName ?? "property \(Self.slot(key).property.rawValue)"
             context.log(.error, "Tween on \(name) stopped: \(error)")
             return false
         }
+    }
+
+    /// A tween's key: its property's slot (-1 from a host without slots) and id, in one number.
+    private static func key(_ slot: PropertySlot) -> Int64 {
+        Int64(slot.rawValue) << 32 | Int64(UInt32(bitPattern: slot.property.rawValue))
+    }
+
+    private static func slot(_ key: Int64) -> PropertySlot {
+        PropertySlot(
+            rawValue: Int32(truncatingIfNeeded: key >> 32), property: PropertyID(rawValue: Int32(truncatingIfNeeded: key)))
     }
 
     private func forgetFinishedPlans() {

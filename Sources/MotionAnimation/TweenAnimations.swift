@@ -15,10 +15,10 @@
 ///
 /// Thread rule: use an instance from one thread at a time.
 public final class TweenAnimations {
-    /// One tween: 96 bytes, its components inline.
+    /// One tween: 104 bytes, its components inline.
     @usableFromInline
     struct Record {
-        @usableFromInline var key: Int32
+        @usableFromInline var key: Int64
         @usableFromInline var count: UInt8
         /// ``TweenAnimations/curveCode(_:)``'s code.
         @usableFromInline var curve: UInt8
@@ -53,10 +53,10 @@ public final class TweenAnimations {
     public var isEmpty: Bool { storedCount == 0 }
 
     /// The tweens' keys, in the order they were added.
-    public var keys: [Int32] { (0..<storedCount).map { unsafe records[$0].key } }
+    public var keys: [Int64] { (0..<storedCount).map { unsafe records[$0].key } }
 
     /// The number of components of the tween on `key`, or `nil` when none runs there.
-    public func componentCount(key: Int32) -> Int? {
+    public func componentCount(key: Int64) -> Int? {
         for i in 0..<storedCount where unsafe records[i].key == key { return unsafe Int(records[i].count) }
         return nil
     }
@@ -72,7 +72,7 @@ public final class TweenAnimations {
     ///   - delay: s, >= 0, before the tween starts.
     /// The caller checks the plan (TweenKit's `Tween.validatedCurve()`); a `to` of another size, or a
     /// `from` of another size than `to`, is a programmer error and traps.
-    public func add(key: Int32, curve: TimingCurve, from: [Double]?, to: [Double], duration: Double, delay: Double) {
+    public func add(key: Int64, curve: TimingCurve, from: [Double]?, to: [Double], duration: Double, delay: Double) {
         precondition(!isAdvancing, "a tween was added while its TweenAnimations advanced")
         precondition((1...Components.maximumCount).contains(to.count), "a tween's \"to\" has 1 to 4 components, not \(to.count)")
         precondition(from == nil || from?.count == to.count, "a tween's \"from\" has as many components as its \"to\"")
@@ -93,12 +93,12 @@ public final class TweenAnimations {
     }
 
     /// Stops the tween on `key`, if one runs; the others keep their order.
-    public func remove(key: Int32) {
+    public func remove(key: Int64) {
         removeAll { $0 == key }
     }
 
     /// Stops every tween whose key satisfies `shouldRemove`; the others keep their order.
-    public func removeAll(where shouldRemove: (Int32) -> Bool) {
+    public func removeAll(where shouldRemove: (Int64) -> Bool) {
         precondition(!isAdvancing, "a tween was removed while its TweenAnimations advanced")
         var kept = 0
         for i in 0..<storedCount where unsafe !shouldRemove(records[i].key) {
@@ -118,7 +118,7 @@ public final class TweenAnimations {
     /// Neither closure may add or remove tweens of this instance (that traps).
     @inlinable
     public func advance(
-        to time: Double, currentValue: (_ key: Int32) -> [Double]?, write: (_ key: Int32, _ value: Components) -> Void
+        to time: Double, currentValue: (_ key: Int64) -> [Double]?, write: (_ key: Int64, _ value: Components) -> Void
     ) {
         isAdvancing = true
         defer { isAdvancing = false }

@@ -4,8 +4,8 @@ import Testing
 /// The Tween frame arithmetic that TweenKit's performer and the benchmark's in-process Tween share.
 @Suite struct TweenAnimationTests {
     /// One frame of `tweens`: what it wrote, by key.
-    private func frame(_ tweens: TweenAnimations, at time: Double, current: (Int32) -> [Double]? = { _ in nil }) -> [Int32: [Double]] {
-        var written: [Int32: [Double]] = [:]
+    private func frame(_ tweens: TweenAnimations, at time: Double, current: (Int64) -> [Double]? = { _ in nil }) -> [Int64: [Double]] {
+        var written: [Int64: [Double]] = [:]
         tweens.advance(to: time, currentValue: current) { key, value in written[key] = value.array }
         return written
     }
@@ -14,7 +14,7 @@ import Testing
         let tweens = TweenAnimations()
         tweens.add(key: 3, curve: .linear, from: nil, to: [10, 20], duration: 1, delay: 0.5)
         var reads = 0
-        let current: (Int32) -> [Double]? = { key in
+        let current: (Int64) -> [Double]? = { key in
             reads += 1
             return key == 3 ? [0, 10] : nil
         }
