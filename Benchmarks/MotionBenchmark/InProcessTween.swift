@@ -43,6 +43,7 @@ final class InProcessTweenPerformer: FrameUpdating {
                 for i in 1..<value.count { vector[i] = value[i] }
                 target.setValue(vector, at: PropertySlot(rawValue: Int32(truncatingIfNeeded: key)))
             }
+            return true
         }
         if animations.isEmpty, let held = token {
             token = nil

@@ -54,14 +54,24 @@ final class TweenPerformer: SinglePlanPerformer, FrameUpdating {
     }
 
     func update(frame: Frame) {
-        var failed: [Int64] = []
+        let running = animations.count
+        let context = self.context
         animations.advance(to: frame.time) { key in
             self.startValue(key)
         } write: { key, value in
-            if !self.write(value, key) { failed.append(key) }
+            do {
+                if value.count == 1 {
+                    try context.setValue(value.c0, at: Self.slot(key))
+                } else {
+                    try context.setValue(value.array, at: Self.slot(key))
+                }
+                return true
+            } catch {
+                self.writeFailed(key, error)
+                return false
+            }
         }
-        if !failed.isEmpty { animations.removeAll { failed.contains($0) } }
-        if plans.count > animations.count { forgetFinishedPlans() }
+        if animations.count < running { forgetFinishedPlans() }
         if animations.isEmpty { token.release(context) }
     }
 
@@ -78,20 +88,10 @@ final class TweenPerformer: SinglePlanPerformer, FrameUpdating {
         return current
     }
 
-    /// Writes a tween's value; returns false (after logging) when the host refused it.
-    private func write(_ value: Components, _ key: Int64) -> Bool {
-        do {
-            if value.count == 1 {
-                try context.setValue(value.c0, at: Self.slot(key))
-            } else {
-                try context.setValue(value.array, at: Self.slot(key))
-            }
-            return true
-        } catch {
-            let name = plans.first { $0.key == key }?.propertyName ?? "property \(Self.slot(key).property.rawValue)"
-            context.log(.error, "Tween on \(name) stopped: \(error)")
-            return false
-        }
+    /// Logs a write the host refused (the tween stops).
+    private func writeFailed(_ key: Int64, _ error: any Error) {
+        let name = plans.first { $0.key == key }?.propertyName ?? "property \(Self.slot(key).property.rawValue)"
+        context.log(.error, "Tween on \(name) stopped: \(error)")
     }
 
     /// A tween's key: its property's slot (-1 from a host without slots) and id, in one number.

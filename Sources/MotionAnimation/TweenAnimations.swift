@@ -2,8 +2,8 @@
 /// along a timing curve, after a delay: the frame arithmetic of TweenKit's `TweenPerformer` and of the
 /// in-process Tween the benchmark compares it with, written once.
 ///
-/// The tweens are values in one flat buffer (no array per tween, no curve object: a curve is a one-byte
-/// code), so a frame walks them in one pass with no retain, release or uniqueness check, and each
+/// The tweens are values in one flat buffer (no array per tween; a curve is a pointer to one shared copy
+/// of it), so a frame walks them in one pass with no retain, release or uniqueness check, and each
 /// performer only says how to read and write a property (``advance(to:currentValue:write:)``). Each tween
 /// is addressed by a `key` of the performer's choosing (a property slot or id), one tween per key.
 ///
@@ -15,13 +15,14 @@
 ///
 /// Thread rule: use an instance from one thread at a time.
 public final class TweenAnimations {
-    /// One tween: 104 bytes, its components inline.
+    /// One tween: 112 bytes, its components inline.
     @usableFromInline
     struct Record {
         @usableFromInline var key: Int64
+        /// The curve, `nil` for linear: a preset's process-wide copy (``presetCurves``) or one of
+        /// ``customCurves``, so a frame reads it with no lookup.
+        @usableFromInline var curve: UnsafePointer<CubicBezier>?
         @usableFromInline var count: UInt8
-        /// ``TweenAnimations/curveCode(_:)``'s code.
-        @usableFromInline var curve: UInt8
         @usableFromInline var hasFrom: Bool
         @usableFromInline var hasStart: Bool
         @usableFromInline var duration: Double
@@ -31,20 +32,23 @@ public final class TweenAnimations {
         @usableFromInline var to: (Double, Double, Double, Double)
     }
 
-    // The buffer: `records[0..<count]` initialized, room for `capacity`. Touched only by this instance's
-    // methods, one at a time (``advance(to:currentValue:write:)`` refuses reentrant changes), so the dynamic
-    // exclusivity checks are switched off for these three.
+    // The buffer: `records[0..<count]` initialized, room for `capacity`, and the custom curves. Touched only by
+    // this instance's methods, one at a time (``advance(to:currentValue:write:)`` refuses reentrant changes),
+    // so the dynamic exclusivity checks (one cost 30 % of a frame's instructions) are switched off for these.
     @usableFromInline @exclusivity(unchecked) var records: UnsafeMutablePointer<Record>
     @usableFromInline @exclusivity(unchecked) var storedCount = 0
     @exclusivity(unchecked) private var capacity = 0
     @usableFromInline @exclusivity(unchecked) var isAdvancing = false
-    /// Curves that are neither linear nor a preset, by code - ``firstCustomCode``.
-    @usableFromInline var customCurves: [CubicBezier] = []
+    /// Curves that are neither linear nor a preset, one allocation each, owned here (freed in `deinit`).
+    @exclusivity(unchecked) private var customCurves: [UnsafeMutablePointer<CubicBezier>] = []
 
     /// No tweens.
     public init() { records = unsafe .allocate(capacity: 0) }
 
-    deinit { unsafe records.deallocate() }
+    deinit {
+        unsafe records.deallocate()
+        for curve in unsafe customCurves { unsafe curve.deallocate() }
+    }
 
     /// How many tweens run (including those still in their delay).
     public var count: Int { storedCount }
@@ -86,7 +90,7 @@ public final class TweenAnimations {
             capacity = grown
         }
         let record = Record(
-            key: key, count: UInt8(to.count), curve: curveCode(curve), hasFrom: from != nil, hasStart: false,
+            key: key, curve: unsafe curvePointer(curve), count: UInt8(to.count), hasFrom: from != nil, hasStart: false,
             duration: duration, delay: delay, start: 0, from: Components(from ?? to).tuple, to: Components(to).tuple)
         unsafe (records + storedCount).initialize(to: record)
         storedCount += 1
@@ -114,11 +118,12 @@ public final class TweenAnimations {
     ///   - time: The frame's time, seconds.
     ///   - currentValue: The property's value for a key, read once per tween (when its delay has passed and
     ///     it has no `from`), or `nil` when the property has none.
-    ///   - write: Writes a tween's value for the frame to its key's property.
+    ///   - write: Writes a tween's value for the frame to its key's property; returns `false` to stop the
+    ///     tween there (the write failed).
     /// Neither closure may add or remove tweens of this instance (that traps).
-    @inlinable
+    @inlinable @inline(__always)
     public func advance(
-        to time: Double, currentValue: (_ key: Int64) -> [Double]?, write: (_ key: Int64, _ value: Components) -> Void
+        to time: Double, currentValue: (_ key: Int64) -> [Double]?, write: (_ key: Int64, _ value: Components) -> Bool
     ) {
         isAdvancing = true
         defer { isAdvancing = false }
@@ -142,11 +147,15 @@ public final class TweenAnimations {
                 }
                 let duration = unsafe record.pointee.duration
                 let progress = duration > 0 ? elapsed / duration : 1
-                let fraction = unsafe curveValue(record.pointee.curve, progress)
+                let fraction: Double
+                if let curve = unsafe record.pointee.curve {
+                    fraction = unsafe curve.pointee.value(at: progress)
+                } else {
+                    fraction = progress > 0 ? (progress < 1 ? progress : 1) : 0  // TimingCurve.linear
+                }
                 let value = unsafe Components.interpolating(
                     count: Int(record.pointee.count), from: record.pointee.from, to: record.pointee.to, fraction: fraction)
-                unsafe write(record.pointee.key, value)
-                isFinished = progress >= 1
+                isFinished = unsafe !write(record.pointee.key, value) || progress >= 1
             }
             if !isFinished {
                 if kept != i { unsafe records[kept] = record.pointee }
@@ -158,25 +167,24 @@ public final class TweenAnimations {
 
     // MARK: Curves
 
-    /// Linear is 0; the presets (``CubicBezier/presets``) are 1...; other curves follow, per instance.
-    @usableFromInline static var firstCustomCode: Int { 1 + CubicBezier.presets.count }
-
-    private func curveCode(_ curve: TimingCurve) -> UInt8 {
-        guard case .cubicBezier(let bezier) = curve else { return 0 }
-        if let preset = CubicBezier.presets.firstIndex(of: bezier) { return UInt8(1 + preset) }
-        if let custom = customCurves.firstIndex(of: bezier) { return UInt8(Self.firstCustomCode + custom) }
-        precondition(Self.firstCustomCode + customCurves.count <= Int(UInt8.max), "a performer's tweens use at most 247 custom curves")
-        customCurves.append(bezier)
-        return UInt8(Self.firstCustomCode + customCurves.count - 1)
+    /// One copy of each preset (``CubicBezier/presets``) for the life of the process, which every tween on a
+    /// preset points to. `nonisolated(unsafe)`: the array and the curves are immutable once made.
+    nonisolated(unsafe) private static let presetCurves: [UnsafePointer<CubicBezier>] = unsafe CubicBezier.presets.map { preset in
+        let copy = unsafe UnsafeMutablePointer<CubicBezier>.allocate(capacity: 1)
+        unsafe copy.initialize(to: preset)
+        return unsafe UnsafePointer(copy)
     }
 
-    /// The eased progress for a curve code, as ``TimingCurve/value(at:)`` computes it.
-    @inlinable @inline(__always)
-    func curveValue(_ code: UInt8, _ progress: Double) -> Double {
-        if code == 0 { return progress > 0 ? (progress < 1 ? progress : 1) : 0 }  // TimingCurve.linear
-        let index = Int(code) - 1
-        if index < CubicBezier.presets.count { return CubicBezier.presets[index].value(at: progress) }
-        return customCurves[index - CubicBezier.presets.count].value(at: progress)
+    /// Where a tween on `curve` finds it: `nil` for linear, a preset's shared copy, or this instance's copy
+    /// of another curve (made on its first use).
+    private func curvePointer(_ curve: TimingCurve) -> UnsafePointer<CubicBezier>? {
+        guard case .cubicBezier(let bezier) = curve else { return nil }
+        if let preset = CubicBezier.presets.firstIndex(of: bezier) { return unsafe Self.presetCurves[preset] }
+        if let custom = unsafe customCurves.first(where: { unsafe $0.pointee == bezier }) { return unsafe UnsafePointer(custom) }
+        let copy = unsafe UnsafeMutablePointer<CubicBezier>.allocate(capacity: 1)
+        unsafe copy.initialize(to: bezier)
+        unsafe customCurves.append(copy)
+        return unsafe UnsafePointer(copy)
     }
 }
 

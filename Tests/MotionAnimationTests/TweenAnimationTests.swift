@@ -6,7 +6,10 @@ import Testing
     /// One frame of `tweens`: what it wrote, by key.
     private func frame(_ tweens: TweenAnimations, at time: Double, current: (Int64) -> [Double]? = { _ in nil }) -> [Int64: [Double]] {
         var written: [Int64: [Double]] = [:]
-        tweens.advance(to: time, currentValue: current) { key, value in written[key] = value.array }
+        tweens.advance(to: time, currentValue: current) { key, value in
+            written[key] = value.array
+            return true
+        }
         return written
     }
 
@@ -75,5 +78,18 @@ import Testing
             let expected = interpolate(from: -3, to: 997, fraction: curve.value(at: elapsed / 0.4))
             #expect(written.bitPattern == expected.bitPattern, "at \(time)")
         }
+    }
+
+    @Test func aWriteThatFailsStopsItsTweenOnly() {
+        let tweens = TweenAnimations()
+        tweens.add(key: 1, curve: .linear, from: [0], to: [1], duration: 1, delay: 0)
+        tweens.add(key: 2, curve: .linear, from: [0], to: [1], duration: 1, delay: 0)
+        var writes: [Int64] = []
+        tweens.advance(to: 0, currentValue: { _ in nil }) { key, _ in
+            writes.append(key)
+            return key != 1
+        }
+        #expect(writes == [1, 2])
+        #expect(tweens.keys == [2])
     }
 }

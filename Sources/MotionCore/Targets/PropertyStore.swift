@@ -128,14 +128,21 @@ final class PropertyStore {
     @inline(__always)
     func set(_ slot: Int32, scalar: Double) {
         let record = records + Int(slot)
+        guard record.pointee.count == 1 else { return setFirstScalar(slot, scalar) }
         let base = components + Int(record.pointee.offset)
-        if record.pointee.count == 1 {
-            if base.pointee == scalar { return }
-        } else {
-            // From no value or from a vector: the components past the first become 0 (invariant 5).
-            for i in 1..<Int(record.pointee.capacity) { base[i] = 0 }
-            record.pointee.count = 1
-        }
+        if base.pointee == scalar { return }
+        base.pointee = scalar
+        logChange(record, slot)
+    }
+
+    /// ``set(_:scalar:)`` from no value or from a vector (out of line, so the per-frame path saves no registers
+    /// for it): the components past the first become 0 (invariant 5).
+    @inline(never)
+    private func setFirstScalar(_ slot: Int32, _ scalar: Double) {
+        let record = records + Int(slot)
+        let base = components + Int(record.pointee.offset)
+        for i in 1..<Int(record.pointee.capacity) { base[i] = 0 }
+        record.pointee.count = 1
         base.pointee = scalar
         logChange(record, slot)
     }
