@@ -50,27 +50,45 @@ public struct PropertySlot: Hashable, Sendable, Comparable, CustomStringConverti
 /// Thread rule: the scene's (its scheduler's thread) only. Not reentrant-safe by itself: ``drain(_:)``
 /// hands out changes from a swapped-out buffer, so a body that writes values records them for the next
 /// drain.
+///
+/// The per-frame scalar write (``set(_:scalar:)``) is inlinable, so that a performer in another module (and the
+/// plugin host's batch loop) writes with no call; its fields are `@usableFromInline` for that alone, never
+/// public.
+@usableFromInline
 final class PropertyStore {
+    @usableFromInline
     struct Record {
-        var offset: UInt32
+        @usableFromInline var offset: UInt32
         /// Components the slot holds now, 0 (no value yet) through `capacity`.
-        var count: UInt8
+        @usableFromInline var count: UInt8
         /// Components reserved at `offset`, 1...4 (grown by moving the slot's components to the end).
-        var capacity: UInt8
-        var isDirty: Bool
-        var target: Int32
-        var property: Int32
+        @usableFromInline var capacity: UInt8
+        @usableFromInline var isDirty: Bool
+        @usableFromInline var target: Int32
+        @usableFromInline var property: Int32
+
+        @usableFromInline
+        init(offset: UInt32, count: UInt8, capacity: UInt8, isDirty: Bool, target: Int32, property: Int32) {
+            self.offset = offset
+            self.count = count
+            self.capacity = capacity
+            self.isDirty = isDirty
+            self.target = target
+            self.property = property
+        }
     }
 
-    private(set) var slotCount = 0
+    // Per-frame fields are read in place by the inlined write: no dynamic exclusivity check (the store is
+    // used from one thread, never reentrantly within a write).
+    @usableFromInline @exclusivity(unchecked) private(set) var slotCount = 0
     private var slotCapacity = 0
-    private var records: UnsafeMutablePointer<Record>
+    @usableFromInline @exclusivity(unchecked) private(set) var records: UnsafeMutablePointer<Record>
     private var componentCount = 0
     private var componentCapacity = 0
-    private var components: UnsafeMutablePointer<Double>
-    private var changes: UnsafeMutablePointer<Int32>
+    @usableFromInline @exclusivity(unchecked) private(set) var components: UnsafeMutablePointer<Double>
+    @usableFromInline @exclusivity(unchecked) var changes: UnsafeMutablePointer<Int32>
     private var spareChanges: UnsafeMutablePointer<Int32>
-    private(set) var changeCount = 0
+    @usableFromInline @exclusivity(unchecked) var changeCount = 0
     private var slotsByKey: [UInt64: Int32] = [:]
 
     init() {
@@ -112,7 +130,7 @@ final class PropertyStore {
     }
 
     /// The record of `slot` (which must be < ``slotCount``).
-    @inline(__always)
+    @inlinable @inline(__always)
     func record(_ slot: Int32) -> Record { records[Int(slot)] }
 
     /// The value of `slot`, or `nil` when it has none yet.
@@ -125,7 +143,7 @@ final class PropertyStore {
     }
 
     /// Sets `slot` to a one-component value; a change is logged when it differs from the current value.
-    @inline(__always)
+    @inlinable @inline(__always)
     func set(_ slot: Int32, scalar: Double) {
         let record = records + Int(slot)
         guard record.pointee.count == 1 else { return setFirstScalar(slot, scalar) }
@@ -137,8 +155,8 @@ final class PropertyStore {
 
     /// ``set(_:scalar:)`` from no value or from a vector (out of line, so the per-frame path saves no registers
     /// for it): the components past the first become 0 (invariant 5).
-    @inline(never)
-    private func setFirstScalar(_ slot: Int32, _ scalar: Double) {
+    @usableFromInline @inline(never)
+    func setFirstScalar(_ slot: Int32, _ scalar: Double) {
         let record = records + Int(slot)
         let base = components + Int(record.pointee.offset)
         for i in 1..<Int(record.pointee.capacity) { base[i] = 0 }
@@ -175,8 +193,8 @@ final class PropertyStore {
         record.pointee.count = UInt8(value.count)
     }
 
-    @inline(__always)
-    private func logChange(_ record: UnsafeMutablePointer<Record>, _ slot: Int32) {
+    @inlinable @inline(__always)
+    func logChange(_ record: UnsafeMutablePointer<Record>, _ slot: Int32) {
         guard !record.pointee.isDirty else { return }
         record.pointee.isDirty = true
         // Invariant 3: room for every slot.

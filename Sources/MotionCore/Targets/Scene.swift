@@ -18,7 +18,7 @@ public final class Scene {
     private var targetsByID: [TargetID: Target] = [:]
     /// The targets, in the order they were added.
     public private(set) var targets: [Target] = []
-    let store = PropertyStore()
+    @usableFromInline let store = PropertyStore()
 
     /// An empty scene.
     public init() {}
@@ -113,6 +113,7 @@ public final class Scene {
     /// - Parameters:
     ///   - scalar: The value.
     ///   - slot: A slot of this scene (below ``propertySlotCount``); another traps.
+    @inlinable
     public func setScalar(_ scalar: Double, at slot: PropertySlot) {
         precondition(UInt32(bitPattern: slot.rawValue) < UInt32(truncatingIfNeeded: store.slotCount), "\(slot) is not a slot of this scene")
         store.set(slot.rawValue, scalar: scalar)
@@ -154,12 +155,12 @@ public struct PropertyChange: Hashable, Sendable {
 public final class Target {
     /// The target's name.
     public let id: TargetID
-    let index: Int
+    @usableFromInline let index: Int
     /// The scene that owns this target.
     public unowned let scene: Scene
     // The scene's store, held strongly (it holds no target): the per-write path reads it with no
     // `unowned` check.
-    private let store: PropertyStore
+    @usableFromInline let store: PropertyStore
 
     init(id: TargetID, index: Int, scene: Scene, store: PropertyStore) {
         self.id = id
@@ -216,6 +217,7 @@ public final class Target {
     /// - Parameters:
     ///   - scalar: The value.
     ///   - slot: A slot from this target's ``slot(for:)``; another target's traps.
+    @inlinable
     public func setScalar(_ scalar: Double, at slot: PropertySlot) {
         checkOwnership(slot)
         store.set(slot.rawValue, scalar: scalar)
@@ -230,8 +232,8 @@ public final class Target {
         store.set(slot.rawValue, value)
     }
 
-    @inline(__always)
-    private func checkOwnership(_ slot: PropertySlot) {
+    @inlinable @inline(__always)
+    func checkOwnership(_ slot: PropertySlot) {
         precondition(
             UInt32(bitPattern: slot.rawValue) < UInt32(truncatingIfNeeded: store.slotCount)
                 && Int(store.record(slot.rawValue).target) == index,

@@ -107,19 +107,22 @@ enum SlotBatch {
         guard let writes, let values else { return (MOTION_ERR_INVALID_ARGUMENT, 0) }
         let slots = UInt32(truncatingIfNeeded: slotCount)
         var total = 0
+        // x - x is 0 for a finite x and NaN otherwise: one sum over the batch's values, in the same pass, and a
+        // search for the culprit only when it fails.
+        var sum = 0.0
         for index in 0..<count {
             let write = writes[index]
             // One unsigned compare each: a negative slot is a large unsigned one.
             if UInt32(bitPattern: write.slot) >= slots { return (MOTION_ERR_UNKNOWN_PROPERTY, index) }
-            total += Int(write.count)
-            if write.count &- 1 >= UInt32(MOTION_PROPERTY_MAX_COMPONENTS) || total > valueCount {
+            let components = Int(write.count)
+            if write.count &- 1 >= UInt32(MOTION_PROPERTY_MAX_COMPONENTS) || components > valueCount &- total {
                 return (MOTION_ERR_INVALID_ARGUMENT, index)
             }
+            sum += values[total] - values[total]
+            for i in 1..<components { sum += values[total + i] - values[total + i] }
+            total += components
         }
         if total < valueCount { return (MOTION_ERR_INVALID_ARGUMENT, count) }
-        // x - x is 0 for a finite x and NaN otherwise: one sum over the batch, a search only when it fails.
-        var sum = 0.0
-        for i in 0..<valueCount { sum += values[i] - values[i] }
         guard sum == 0 else { return (MOTION_ERR_INVALID_ARGUMENT, (0..<valueCount).first { !values[$0].isFinite } ?? 0) }
         return nil
     }
