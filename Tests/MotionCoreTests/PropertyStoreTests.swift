@@ -87,6 +87,29 @@ struct PropertyStoreTests {
         #expect(scene.drainChanges().map(\.value) == [2])
     }
 
+    @Test("a drain inside a drain's body hands out what was recorded meanwhile, and loses nothing of either")
+    func drainInsideDrain() {
+        let scene = Scene()
+        let a = scene.addTarget("a", properties: ["x": 0])
+        let b = scene.addTarget("b", properties: ["x": 0])
+        let x = scene.propertyID("x")
+        a.setValue(1, for: x)
+        b.setValue(1, for: x)
+        var outer: [String] = []
+        var inner: [String] = []
+        scene.drainChanges { target, _, _ in
+            outer.append(target.id.name)
+            if target.id.name == "a" {
+                a.setValue(2, for: x)
+                scene.drainChanges { target, _, value in inner.append("\(target.id.name)=\(value)") }
+                a.setValue(3, for: x)
+            }
+        }
+        #expect(outer == ["a", "b"])
+        #expect(inner == ["a=2.0"])
+        #expect(scene.drainChanges().map(\.value) == [3])
+    }
+
     @Test("initial values are not changes; slots stay valid as the store grows to thousands of targets")
     func growth() {
         let scene = Scene()

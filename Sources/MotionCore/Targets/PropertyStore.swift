@@ -207,15 +207,28 @@ final class PropertyStore {
     func drain(_ body: (Record, PropertyValue) -> Void) {
         let count = changeCount
         guard count > 0 else { return }
+        guard !isDraining else {
+            // A drain from inside a drain's body: the spare buffer is the one being handed out, so copy.
+            let copy = Array(UnsafeBufferPointer(start: changes, count: count))
+            changeCount = 0
+            for slot in copy { hand(slot, body) }
+            return
+        }
+        isDraining = true
+        defer { isDraining = false }
         let drained = changes
         changes = spareChanges
         spareChanges = drained
         changeCount = 0
-        for i in 0..<count {
-            let slot = drained[i]
-            records[Int(slot)].isDirty = false
-            if let value = value(slot) { body(records[Int(slot)], value) }
-        }
+        for i in 0..<count { hand(drained[i], body) }
+    }
+
+    private var isDraining = false
+
+    @inline(__always)
+    private func hand(_ slot: Int32, _ body: (Record, PropertyValue) -> Void) {
+        records[Int(slot)].isDirty = false
+        if let value = value(slot) { body(records[Int(slot)], value) }
     }
 
     // MARK: Growth (never on a write of a slot's own count or less)

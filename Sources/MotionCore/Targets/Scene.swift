@@ -187,7 +187,19 @@ public final class Target {
 
     /// Sets a property's value; a value different from the current one is recorded as a change.
     public func setValue(_ value: PropertyValue, for property: PropertyID) {
-        store.set(store.slot(target: index, property: property.rawValue, capacity: value.count), value)
+        store.set(cachedSlot(property, capacity: value.count), value)
+    }
+
+    // The last property written by id and its slot: a performer (or a plugin through set_property) that
+    // writes one property of its target every frame finds the slot with no lookup.
+    @exclusivity(unchecked) private var lastProperty: Int32 = -1
+    @exclusivity(unchecked) private var lastSlot: Int32 = 0
+
+    private func cachedSlot(_ property: PropertyID, capacity: Int) -> Int32 {
+        if property.rawValue == lastProperty { return lastSlot }
+        let slot = store.slot(target: index, property: property.rawValue, capacity: capacity)
+        (lastProperty, lastSlot) = (property.rawValue, slot)
+        return slot
     }
 
     /// Sets a property's value by name; see ``setValue(_:for:)``.
