@@ -529,31 +529,27 @@ public final class Scheduler {
             while i < updaters.count {
                 let slot = updaters[i]
                 i += 1
-                // After the compaction every listed performer holds a token; the walk reads a performer's
-                // record (a cache miss each, with many performers) only once a count has dropped to zero
-                // during this frame.
-                let readsCounts = tokenCountsEnded != countsEndedAtStart
-                if readsCounts, slot.record._withUnsafeGuaranteedRef({ $0.tokenCount == 0 }) { continue }
-                guard let batch = slot.frameBatch, let member = slot.member else {
-                    slot.frameUpdater?.update(frame: frame)
-                    continue
-                }
-                // A run of consecutive members of one batch: one call for all of them, in order.
-                let batchID = ObjectIdentifier(batch)
-                members[0] = member
-                var memberCount = 1
-                while i < updaters.count, let nextBatch = updaters[i].frameBatch, ObjectIdentifier(nextBatch) == batchID,
-                    let nextMember = updaters[i].member
-                {
-                    let next = updaters[i]
-                    i += 1
-                    if tokenCountsEnded != countsEndedAtStart, next.record._withUnsafeGuaranteedRef({ $0.tokenCount == 0 }) {
-                        continue
+                slot.record._withUnsafeGuaranteedRef { record in
+                    guard record.tokenCount > 0 else { return }
+                    guard let (batchID, member) = slot.batch, let batch = record.frameBatch else {
+                        record.frameUpdater?.update(frame: frame)
+                        return
                     }
-                    members[memberCount] = nextMember
-                    memberCount += 1
+                    // A run of consecutive members of one batch: one call for all of them, in order. The
+                    // walk reads the slots only (no record) unless a token count has dropped to zero
+                    // during this frame.
+                    members[0] = member
+                    var memberCount = 1
+                    let readsCounts = tokenCountsEnded != countsEndedAtStart
+                    while i < updaters.count, let (nextID, nextMember) = updaters[i].batch, nextID == batchID {
+                        let next = updaters[i].record
+                        i += 1
+                        if readsCounts, next._withUnsafeGuaranteedRef({ $0.tokenCount == 0 }) { continue }
+                        members[memberCount] = nextMember
+                        memberCount += 1
+                    }
+                    batch.update(UnsafeBufferPointer(rebasing: members[..<memberCount]), frame: frame)
                 }
-                batch.update(UnsafeBufferPointer(rebasing: members[..<memberCount]), frame: frame)
             }
         }
         return errors
@@ -576,24 +572,21 @@ private struct TokenRecord {
     let owner: PerformerRecord
 }
 
-/// A frame-updated performer in update order, with what a frame calls copied out of its record: the frame
-/// walks the slots in a tight loop, where reading one record object per performer (a cache miss each, with
-/// 10,000 performers) cost about 2.7 ns per member of TweenKit's frame tick.
+/// A frame-updated performer in update order, with its batch identity and member handle copied out of its
+/// record: a frame walks a batch's run in a tight loop, where reading one record object per member (a
+/// cache miss each, with 10,000 performers) cost about 2.7 ns per member of TweenKit's frame tick.
 private struct FrameUpdaterSlot {
     /// Unretained: every record is kept alive by `performers`, for the scheduler's life.
     let record: Unmanaged<PerformerRecord>
-    /// The performer, when it is not batched (`unowned(unsafe)`: its record holds it for the scheduler's life).
-    unowned(unsafe) let frameUpdater: (any FrameUpdating)?
-    /// Its batch, when it is batched (held by its record likewise), and its member handle.
-    unowned(unsafe) let frameBatch: (any FrameBatch)?
-    let member: OpaquePointer?
+    /// The record's batch identity and member handle, or `nil` when it is not batched.
+    let batch: (id: ObjectIdentifier, member: OpaquePointer)?
 
     init(_ record: PerformerRecord) {
         self.record = Unmanaged.passUnretained(record)
-        if let batch = record.frameBatch, let member = record.frameBatchMember {
-            (frameUpdater, frameBatch, self.member) = (nil, batch, member)
+        if let id = record.frameBatchID, let member = record.frameBatchMember {
+            batch = (id, member)
         } else {
-            (frameUpdater, frameBatch, self.member) = (record.frameUpdater, nil, nil)
+            batch = nil
         }
     }
 }
@@ -605,6 +598,8 @@ private final class PerformerRecord {
     let frameUpdater: (any FrameUpdating)?
     let frameBatch: (any FrameBatch)?
     var isInUpdateList = false
+    /// The batch's identity (`nil` when not batched), copied into the record's ``FrameUpdaterSlot``.
+    let frameBatchID: ObjectIdentifier?
     let frameBatchMember: OpaquePointer?
     let key: PerformerKey
     let performer: any Performer
@@ -619,6 +614,7 @@ private final class PerformerRecord {
         let batched = performer as? any BatchedFrameUpdating
         self.frameBatch = batched?.frameBatch
         self.frameBatchMember = batched?.frameBatchMember
+        self.frameBatchID = frameBatch.map { ObjectIdentifier($0) }
         self.description = PerformerDescription(target: key.target, className: className)
     }
 }
