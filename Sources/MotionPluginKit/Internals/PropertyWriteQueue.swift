@@ -7,7 +7,8 @@ import CMotionABI
 #endif
 
 /// The property writes of the performers one `update_many` call updates, handed to the host in one
-/// `motion_host_v1.set_properties` call (ABI 1.1) instead of one `set_property` call each.
+/// `motion_host_v1.set_properties` call (ABI 1.1) instead of one `set_property` call each, or, for writes by
+/// slot, in one `motion_property_slots_v1.set_slots` call (ABI 1.3, motion/slots.h).
 ///
 /// Order is kept: the queue is the thread's active queue while `update_many` runs, and it is flushed
 /// when it is full, before any other host call made on that thread through any performer's context (a

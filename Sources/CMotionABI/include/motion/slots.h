@@ -57,7 +57,8 @@ typedef struct motion_property_slots_v1 {
      *     write 1's ...), `value_count` doubles in all.
      *   failed_index_out: caller-owned, may be NULL; written only when the result is not MOTION_OK.
      * The checks, in this order, come before any write is applied; when one fails nothing is applied:
-     *   MOTION_ERR_INVALID_ARGUMENT: ctx NULL; writes or values NULL with count > 0.
+     *   MOTION_ERR_INVALID_ARGUMENT: ctx NULL; writes or values NULL with count > 0; count or value_count of
+     *     2^63 or more.
      *   MOTION_ERR_SCHEDULER_GONE: the performer of ctx was destroyed.
      *   MOTION_ERR_WRONG_THREAD: not called on ctx's scheduler thread.
      *   MOTION_ERR_UNKNOWN_PROPERTY, *failed_index_out = the write's index: a slot the scene does not have
