@@ -5,6 +5,8 @@ import MotionLive
 protocol TimelineTextOutput: AnyObject {
     /// Appends text (whole lines, each ending in a newline).
     func write(_ text: String)
+    /// Appends UTF-8 bytes (whole lines, each ending in a newline).
+    func write(utf8 bytes: UnsafeBufferPointer<UInt8>)
     /// Writes out what is buffered.
     func flush()
 }
@@ -32,6 +34,8 @@ final class LiveTimelineOutput: TimelineTextOutput {
         }
     }
 
+    func write(utf8 bytes: UnsafeBufferPointer<UInt8>) { write(String(decoding: bytes, as: UTF8.self)) }
+
     func flush() {
         guard !lines.isEmpty else { return }
         server.publish(lines)
@@ -50,7 +54,7 @@ final class TraceDroppingSink: TimelineSink {
     func commit(_ commit: TimelineCommit, at point: TimelinePoint) { base.commit(commit, at: point) }
     func trace(_ event: TraceEvent, at point: TimelinePoint) {}
     func activity(isActive: Bool, at point: TimelinePoint) { base.activity(isActive: isActive, at: point) }
-    func frame(_ point: TimelinePoint, changes: [TimelineChange]) { base.frame(point, changes: changes) }
+    func frame(_ point: TimelinePoint, changes: TimelineChanges) { base.frame(point, changes: changes) }
     func failure(_ message: String, at point: TimelinePoint) { base.failure(message, at: point) }
     func end(_ summary: TimelineSummary) { base.end(summary) }
 }

@@ -20,6 +20,12 @@ import MotionCore
 final class JSONLinesTimelineWriter: TimelineSink {
     private let output: any TimelineTextOutput
     private var hasEnded = false
+    /// A frame line's bytes, reused from frame to frame.
+    private var lineBuffer: [UInt8] = []
+    /// Groups a frame's changes by target.
+    private var grouping = ChangeGrouping()
+    /// Each target's and property's JSON key, escaped once.
+    private var keys = EscapedKeys()
 
     /// A writer to an output (a file, standard output, or `serve`'s subscribers).
     init(output: any TimelineTextOutput) { self.output = output }
@@ -85,18 +91,35 @@ final class JSONLinesTimelineWriter: TimelineSink {
         output.write("{\"activity\":\"\(isActive ? "active" : "idle")\"\(stamp(point))}\n")
     }
 
-    func frame(_ point: TimelinePoint, changes: [TimelineChange]) {
+    func frame(_ point: TimelinePoint, changes: TimelineChanges) {
         guard !hasEnded else { return }
-        var byTarget: [(target: String, properties: [(name: String, value: PropertyValue)])] = []
-        for change in changes {
-            if let i = byTarget.firstIndex(where: { $0.target == change.target }) {
-                byTarget[i].properties.append((change.property, change.value))
-            } else {
-                byTarget.append((change.target, [(change.property, change.value)]))
+        var line = lineBuffer
+        lineBuffer = []  // the local copy is the only one: appends do not copy
+        line.removeAll(keepingCapacity: true)
+        line.append(contentsOf: #"{"frame":"#.utf8)
+        JSONValue.writeInteger(Int64(point.frame), into: &line)
+        line.append(contentsOf: #","time":"#.utf8)
+        JSONValue.writeNumber(point.time, into: &line)
+        line.append(contentsOf: #","changes":{"#.utf8)
+        grouping.group(changes.targets, targetCount: changes.names.targets.count)
+        for (g, first) in grouping.firsts.enumerated() {
+            if g > 0 { line.append(UInt8(ascii: ",")) }
+            keys.appendTarget(Int(changes.targets[Int(first)]), of: changes.names, to: &line)
+            line.append(UInt8(ascii: "{"))
+            var c = first
+            var isFirst = true
+            while c >= 0 {
+                if !isFirst { line.append(UInt8(ascii: ",")) }
+                isFirst = false
+                keys.appendProperty(changes.properties[Int(c)], of: changes.names, to: &line)
+                Self.writeValue(changes.values[Int(c)], into: &line)
+                c = grouping.next[Int(c)]
             }
+            line.append(UInt8(ascii: "}"))
         }
-        let body = byTarget.map { JSONText.string($0.target) + ":" + object($0.properties) }.joined(separator: ",")
-        output.write("{\"frame\":\(point.frame),\"time\":\(JSONText.number(point.time)),\"changes\":{\(body)}}\n")
+        line.append(contentsOf: "}}\n".utf8)
+        line.withUnsafeBufferPointer { output.write(utf8: $0) }
+        lineBuffer = line
     }
 
     func failure(_ message: String, at point: TimelinePoint) {
@@ -133,8 +156,23 @@ final class JSONLinesTimelineWriter: TimelineSink {
 
     /// A property value as JSON: a number, or an array of numbers for a vector.
     static func value(_ value: PropertyValue) -> String {
-        if value.count == 1 { return JSONText.number(value.scalar) }
-        return "[" + value.components.map(JSONText.number).joined(separator: ",") + "]"
+        var bytes: [UInt8] = []
+        writeValue(value, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends a property value as JSON (see ``value(_:)``).
+    static func writeValue(_ value: PropertyValue, into out: inout [UInt8]) {
+        if value.count == 1 {
+            JSONValue.writeNumber(value.scalar, into: &out)
+            return
+        }
+        out.append(UInt8(ascii: "["))
+        for i in 0..<value.count {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            JSONValue.writeNumber(value[i], into: &out)
+        }
+        out.append(UInt8(ascii: "]"))
     }
 
     private func json(_ transaction: Transaction) -> String {
@@ -143,5 +181,83 @@ final class JSONLinesTimelineWriter: TimelineSink {
 
     private func json(_ plan: Plan) -> String {
         (try? plan.jsonData()).flatMap { String(data: $0, encoding: .utf8) } ?? "null"
+    }
+}
+
+/// Groups a frame's changes by target in one pass: targets in the order of their first change, each
+/// target's changes in their order. A target's group is found through an array indexed by target (stamped
+/// with the frame, so nothing is cleared between frames), and a group's changes are chained through
+/// ``next``.
+struct ChangeGrouping {
+    /// The first change of each group, in the order the groups' targets first changed.
+    private(set) var firsts: [Int32] = []
+    /// For each change, the next change of its target in this frame, or -1.
+    private(set) var next: [Int32] = []
+    private var lasts: [Int32] = []
+    private var groupOfTarget: [Int32] = []
+    private var stampOfTarget: [UInt32] = []
+    private var stamp: UInt32 = 0
+
+    /// Groups the changes whose targets are `targets` (indices below `targetCount`).
+    mutating func group(_ targets: [Int32], targetCount: Int) {
+        if stampOfTarget.count < targetCount {
+            stampOfTarget.append(contentsOf: repeatElement(0, count: targetCount - stampOfTarget.count))
+            groupOfTarget.append(contentsOf: repeatElement(0, count: targetCount - groupOfTarget.count))
+        }
+        stamp &+= 1
+        if stamp == 0 {  // wrapped: stale stamps could match again
+            for i in stampOfTarget.indices { stampOfTarget[i] = 0 }
+            stamp = 1
+        }
+        firsts.removeAll(keepingCapacity: true)
+        lasts.removeAll(keepingCapacity: true)
+        next.removeAll(keepingCapacity: true)
+        next.append(contentsOf: repeatElement(-1, count: targets.count))
+        for (c, target) in targets.enumerated() {
+            let change = Int32(c)
+            let t = Int(target)
+            if stampOfTarget[t] == stamp {
+                let g = Int(groupOfTarget[t])
+                next[Int(lasts[g])] = change
+                lasts[g] = change
+            } else {
+                stampOfTarget[t] = stamp
+                groupOfTarget[t] = Int32(firsts.count)
+                firsts.append(change)
+                lasts.append(change)
+            }
+        }
+    }
+}
+
+/// The JSON keys a timeline writes again and again, escaped once: `"name":` of each target (by index) and
+/// each property (by interned id).
+struct EscapedKeys {
+    private var targetKeys: [[UInt8]] = []
+    private var propertyKeys: [[UInt8]] = []
+
+    /// Appends `"target name":`.
+    mutating func appendTarget(_ index: Int, of names: TimelineNames, to out: inout [UInt8]) {
+        if index >= targetKeys.count {
+            targetKeys.append(contentsOf: repeatElement([], count: index + 1 - targetKeys.count))
+        }
+        if targetKeys[index].isEmpty { targetKeys[index] = Self.key(names.targets[index]) }
+        out.append(contentsOf: targetKeys[index])
+    }
+
+    /// Appends `"property name":`.
+    mutating func appendProperty(_ id: PropertyID, of names: TimelineNames, to out: inout [UInt8]) {
+        let index = Int(id.rawValue)
+        if index >= propertyKeys.count {
+            propertyKeys.append(contentsOf: repeatElement([], count: index + 1 - propertyKeys.count))
+        }
+        if propertyKeys[index].isEmpty { propertyKeys[index] = Self.key(names.property(id)) }
+        out.append(contentsOf: propertyKeys[index])
+    }
+
+    private static func key(_ name: String) -> [UInt8] {
+        var bytes = Array(JSONText.string(name).utf8)
+        bytes.append(UInt8(ascii: ":"))
+        return bytes
     }
 }
