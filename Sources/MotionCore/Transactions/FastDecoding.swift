@@ -179,30 +179,16 @@ private struct ItemReader {
         return Plan(type: type, fieldsWithoutType: fields)
     }
 
-    /// Any value; `nil` when an object in it writes a key twice.
+    /// Any value (``ValueBuilder``, from the current item); `nil` when an object in it writes a key twice.
     private mutating func value() -> JSONValue? {
-        guard let item = next() else { return nil }
-        switch item.kind {
-        case CMotionJSON_KIND_NUMBER: return .number(item.number)
-        case CMotionJSON_KIND_STRING: return .string(item.string)
-        case CMotionJSON_KIND_TRUE: return .bool(true)
-        case CMotionJSON_KIND_FALSE: return .bool(false)
-        case CMotionJSON_KIND_ARRAY:
-            var elements: [JSONValue] = []
-            elements.reserveCapacity(Int(item.count))
-            for _ in 0..<item.count {
-                guard let element = value() else { return nil }
-                elements.append(element)
-            }
-            return .array(elements)
-        case CMotionJSON_KIND_OBJECT:
-            var members: [String: JSONValue] = Dictionary(minimumCapacity: Int(item.count))
-            for _ in 0..<item.count {
-                guard let key = next(), let member = value(), members.updateValue(member, forKey: key.string) == nil
-                else { return nil }
-            }
-            return .object(members)
-        default: return .null
+        guard index < items.count else { return nil }
+        var builder = ValueBuilder(items: items, index: index)
+        do throws(DuplicateKey) {
+            let value = try builder.value()
+            index = builder.index
+            return value
+        } catch {
+            return nil
         }
     }
 
