@@ -83,9 +83,17 @@ extension JSONValue {
 
     package static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Most names and values need no escaping: copy them whole.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out.append(contentsOf: s.utf8)
+        // Most names and values need no escaping: copy them whole. Scanned as one contiguous buffer
+        // (`withUTF8`), not byte by byte through `String.UTF8View`, which cost ~2,000 instructions per plan.
+        var text = s
+        let isPlain = text.withUTF8 { bytes in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                return false
+            }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if isPlain {
             out.append(UInt8(ascii: "\""))
             return
         }
