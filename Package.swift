@@ -182,6 +182,9 @@ let package = Package(
         // A blocking HTTP/WebSocket client to 127.0.0.1, for MotionLive's and the CLI's tests.
         .target(name: "LoopbackTesting", path: "Tests/LoopbackTesting"),
 
+        // `motion-host run` as a whole process at 10,000 and 100,000 Tweens: frames/s and the growth (prints a table).
+        .executableTarget(name: "cli-benchmark", path: "Benchmarks/CLIBenchmark"),
+
         // The live host's goals over real loopback sockets against the release motion-host (prints a table).
         .executableTarget(name: "serve-benchmark", dependencies: ["LoopbackTesting"], path: "Benchmarks/ServeBenchmark"),
         // Hot reload (issue 14): from a rebuilt library renamed into place to its reload line (prints a table).

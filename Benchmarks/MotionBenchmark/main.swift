@@ -4,6 +4,7 @@
 // One measurement alone, for a profiler (perf record …):
 //     motion-benchmark --profile-tweens [COUNT] [in-process|plugin|limit|both|alternating]   frame tick of running Tweens
 //     motion-benchmark --profile-plans                                     Tween plans committed to TweenKit
+//     motion-benchmark --profile-json-plans                                JSON transactions (10 plans each) decoded + committed
 import Foundation
 import MotionCore
 
@@ -38,6 +39,11 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--profile-twee
     exit(0)
 }
 
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-json-plans" {
+    print(try RuntimeBenchmarks.jsonPlansPerSecond())
+    exit(0)
+}
+
 if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-plans" {
     let host = try PluginBenchmarks.makeHost()
     print(
@@ -54,6 +60,7 @@ let usage = """
            motion-benchmark --profile-scale COUNT
                                                  the limit, in-process and plugin ticks at one scale, with memory
            motion-benchmark --profile-plans      Tween plans committed to TweenKit, for a profiler
+           motion-benchmark --profile-json-plans JSON transactions (10 plans each) decoded and committed, for a profiler
            motion-benchmark --measure-load MANIFEST
                                                  one library's trust checks + dlopen + entry + ABI, in ms
     """

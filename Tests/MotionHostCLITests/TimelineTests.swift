@@ -212,6 +212,47 @@ struct TimelineTests {
         #expect(first.outputLines.count > 40)
         #expect(first.standardOutput == second.standardOutput)
     }
+
+    /// A frame whose changes alternate between targets whose names need escaping (JSON and CSV), with numbers
+    /// of every written form.
+    private static let interleavedScene = #"""
+        {"sceneVersion": 1, "duration": 0, "frameRate": 10,
+         "targets": [{"name": "say \"hi\"", "properties": {"x": 0, "z": 0}}, {"name": "a,b", "properties": {"y": 5}}],
+         "transactions": [{"at": 0, "operations": [
+           {"op": "add", "target": "a,b", "plan": {"type": "SetValue", "property": "y", "value": -0.0}},
+           {"op": "add", "target": "say \"hi\"", "plan": {"type": "SetValue", "property": "z", "value": 0.30000000000000004}},
+           {"op": "add", "target": "a,b", "plan": {"type": "SetVector", "property": "w", "value": [1e-05, 9007199254740993, 1e16]}},
+           {"op": "add", "target": "say \"hi\"", "plan": {"type": "SetValue", "property": "x", "value": -12}}]}]}
+        """#
+
+    @Test func aFrameLineGroupsInterleavedChangesByTargetInTheOrderTheyFirstChanged() throws {
+        let folder = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(Self.interleavedScene.utf8).write(to: folder.appendingPathComponent("scene.json"))
+        let result = try MotionHost.runScene(["scene.json"], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let frame = try #require(result.outputLines.first { $0.hasPrefix(#"{"frame":"#) })
+        #expect(
+            frame
+                == #"{"frame":0,"time":0,"changes":{"a,b":{"y":-0.0,"w":[1e-05,9007199254740992.0,1e+16]},"say \"hi\"":{"z":0.30000000000000004,"x":-12}}}"#
+        )
+    }
+
+    @Test func csvRowsQuoteTargetNamesWithACommaOrAQuoteInEveryRow() throws {
+        let folder = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(Self.interleavedScene.utf8).write(to: folder.appendingPathComponent("scene.json"))
+        let result = try MotionHost.runScene(["scene.json", "--format", "csv"], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(
+            result.outputLines == [
+                "time,frame,target,property,x,y,z,w",
+                #"0,0,"a,b",y,-0.0,,,"#,
+                #"0,0,"say ""hi""",z,0.30000000000000004,,,"#,
+                #"0,0,"a,b",w,1e-05,9007199254740992.0,1e+16,"#,
+                #"0,0,"say ""hi""",x,-12,,,"#,
+            ])
+    }
 }
 
 @Suite("SVG plot")

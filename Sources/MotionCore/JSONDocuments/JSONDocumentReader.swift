@@ -98,8 +98,10 @@ extension JSONDocumentFailure {
 package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     /// The document's file.
     package let file: URL
-    /// The path of the value being read.
-    package private(set) var path: [JSONPath.Component] = []
+    /// The path of the value being read. (Settable in the package so that the inlinable readers below can
+    /// push and pop it; the dynamic exclusivity checks are off: one reader is used by one thread, never
+    /// re-entrantly on `path`.)
+    @exclusivity(unchecked) package var path: [JSONPath.Component] = []
 
     /// A reader of the document in `file`.
     /// - Parameter file: The file, named in every error.
@@ -137,7 +139,7 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     }
 
     /// Runs `body` with `component` appended to the path.
-    @inline(__always)
+    @inlinable
     package func at<T>(_ component: JSONPath.Component, _ body: () throws(Failure) -> T) throws(Failure) -> T {
         path.append(component)
         defer { path.removeLast() }
@@ -146,6 +148,7 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
 
     /// Rejects members not in `allowed`, naming the first unknown one (in sorted order).
     /// - Throws: `.unknownField` at that member.
+    @inlinable
     package func checkKeys(_ object: [String: JSONValue], allowed: [String], what: String) throws(Failure) {
         if object.count <= allowed.count, object.keys.allSatisfy({ allowed.contains($0) }) { return }
         guard let first = object.keys.filter({ !allowed.contains($0) }).min() else { return }
@@ -156,6 +159,7 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
 
     /// A required member, read by `read` with the path at that member.
     /// - Throws: `.missingField` at the member, or what `read` throws.
+    @inlinable
     package func required<T>(
         _ object: [String: JSONValue], _ key: String, expected: String, _ read: (JSONValue) throws(Failure) -> T
     ) throws(Failure) -> T {
@@ -166,12 +170,14 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     }
 
     /// An optional member, read by `read` with the path at that member; `nil` when absent.
+    @inlinable
     package func optional<T>(_ object: [String: JSONValue], _ key: String, _ read: (JSONValue) throws(Failure) -> T) throws(Failure) -> T? {
         guard let value = object[key] else { return nil }
         return try at(.key(key)) { () throws(Failure) -> T in try read(value) }
     }
 
     /// Each member of an object in key order, read with the path at its key.
+    @inlinable
     package func members<T>(
         _ object: [String: JSONValue], _ read: (String, JSONValue) throws(Failure) -> T
     ) throws(Failure) -> [(key: String, value: T)] {
@@ -185,6 +191,7 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     }
 
     /// Each element of an array, read with the path at its index.
+    @inlinable
     package func elements<T>(_ items: [JSONValue], _ read: (Int, JSONValue) throws(Failure) -> T) throws(Failure) -> [T] {
         var result: [T] = []
         result.reserveCapacity(items.count)
@@ -203,12 +210,14 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     }
 
     /// A string. - Throws: `.wrongType`.
+    @inlinable
     package func string(_ node: JSONValue, expected: String = "a string") throws(Failure) -> String {
         guard case .string(let s) = node else { throw mismatch(expected: expected, found: node) }
         return s
     }
 
     /// A non-empty string without control characters. - Throws: `.wrongType` or `.invalidValue`.
+    @inlinable
     package func nonEmptyString(_ node: JSONValue, expected: String = "a non-empty string") throws(Failure) -> String {
         let s = try string(node, expected: expected)
         if s.isEmpty || s.unicodeScalars.contains(where: { $0.value < 0x20 }) {
@@ -218,12 +227,14 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     }
 
     /// `true` or `false`. - Throws: `.wrongType`.
+    @inlinable
     package func bool(_ node: JSONValue) throws(Failure) -> Bool {
         guard case .bool(let b) = node else { throw mismatch(expected: "true or false", found: node) }
         return b
     }
 
     /// A finite number for which `isValid` holds. - Throws: `.wrongType` or `.invalidValue`.
+    @inlinable
     package func number(
         _ node: JSONValue, expected: String = "a number", where isValid: (Double) -> Bool = { _ in true }
     ) throws(Failure) -> Double {
@@ -233,6 +244,7 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     }
 
     /// An integer `>= low`. - Throws: `.wrongType` or `.invalidValue`.
+    @inlinable
     package func integer(_ node: JSONValue, atLeast low: Int = 0) throws(Failure) -> Int {
         guard case .number(let n) = node, n.isFinite, n == n.rounded(), abs(n) < 1e15 else {
             throw mismatch(expected: "an integer", found: node)
@@ -242,12 +254,14 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     }
 
     /// An object. - Throws: `.wrongType`.
+    @inlinable
     package func object(_ node: JSONValue, expected: String) throws(Failure) -> [String: JSONValue] {
         guard case .object(let o) = node else { throw mismatch(expected: expected, found: node) }
         return o
     }
 
     /// An array. - Throws: `.wrongType`.
+    @inlinable
     package func array(_ node: JSONValue, expected: String) throws(Failure) -> [JSONValue] {
         guard case .array(let a) = node else { throw mismatch(expected: expected, found: node) }
         return a
@@ -267,7 +281,9 @@ package final class JSONDocumentReader<Failure: JSONDocumentFailure> {
     /// One of an enumeration's raw values. - Throws: as ``choice(_:among:)``.
     package func choice<E: RawRepresentable & CaseIterable>(_ node: JSONValue, _: E.Type) throws(Failure) -> E
     where E.RawValue == String {
+        // The usual case, a valid name, without building the list of names (which only the error needs).
+        if case .string(let s) = node, let value = E(rawValue: s) { return value }
         // A closure, not a key path: a key path is instantiated at run time on every call.
-        try E(rawValue: choice(node, among: E.allCases.map { $0.rawValue }))!
+        return try E(rawValue: choice(node, among: E.allCases.map { $0.rawValue }))!
     }
 }

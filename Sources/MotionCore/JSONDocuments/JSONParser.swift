@@ -113,7 +113,7 @@ package enum JSONParser {
 }
 
 /// A key written twice in one object: which object (counted in document order) and which member.
-private struct DuplicateKey: Error {
+struct DuplicateKey: Error {
     var key: String
     /// The object's index among all objects of the document, in the order their `{` appear.
     var objectOrdinal: Int
@@ -123,8 +123,9 @@ private struct DuplicateKey: Error {
     var member: Int
 }
 
-/// Builds a ``JSONValue`` from simdjson's flattened items, refusing duplicate keys.
-private struct ValueBuilder {
+/// Builds a ``JSONValue`` from simdjson's flattened items, refusing duplicate keys (also for the values of
+/// the transaction reader in FastDecoding.swift, which starts it at a plan field's item).
+struct ValueBuilder {
     let items: UnsafeBufferPointer<CMotionJSON_item>
     var index = 0
     var objects = 0

@@ -38,6 +38,8 @@ extension JSONValue {
         out.append(UInt8(ascii: "}"))
     }
 
+    /// Appends a number's JSON text to `out` (see ``writeJSON(into:)``), without allocating: timeline frame
+    /// lines write one per changed component.
     package static func writeNumber(_ n: Double, into out: inout [UInt8]) {
         guard n.isFinite else {
             out.append(contentsOf: "null".utf8)
@@ -47,18 +49,51 @@ extension JSONValue {
             // "-0" reads back as the integer 0: keep the sign with a fraction.
             out.append(contentsOf: "-0.0".utf8)
         } else if n == n.rounded(), abs(n) < 9_007_199_254_740_992 {
-            out.append(contentsOf: String(Int64(n)).utf8)
+            writeInteger(Int64(n), into: &out)
         } else {
-            // Swift's description: the fewest significant digits that round-trip, as valid JSON.
-            out.append(contentsOf: n.description.utf8)
+            // Swift's description (the fewest significant digits that round-trip, as valid JSON), written
+            // through `TextOutputStreamable`, which hands the digits over as ASCII bytes with no `String`.
+            var stream = ByteStream(bytes: out)
+            out = []
+            n.write(to: &stream)
+            out = stream.bytes
+        }
+    }
+
+    /// Appends an integer in decimal, as `String(n)` writes it.
+    package static func writeInteger(_ n: Int64, into out: inout [UInt8]) {
+        if n < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = n.magnitude
+        if magnitude < 10 {
+            out.append(UInt8(ascii: "0") + UInt8(magnitude))
+            return
+        }
+        // At most 20 digits; written backwards into a fixed tuple, then appended in order.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var i = buffer.count
+            while magnitude > 0 {
+                i -= 1
+                buffer[i] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            }
+            out.append(contentsOf: buffer[i...])
         }
     }
 
     package static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Most names and values need no escaping: copy them whole.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out.append(contentsOf: s.utf8)
+        // Most names and values need no escaping: copy them whole. Scanned as one contiguous buffer
+        // (`withUTF8`), not byte by byte through `String.UTF8View`, which cost ~2,000 instructions per plan.
+        var text = s
+        let isPlain = text.withUTF8 { bytes in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                return false
+            }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if isPlain {
             out.append(UInt8(ascii: "\""))
             return
         }
@@ -79,6 +114,16 @@ extension JSONValue {
         }
         out.append(UInt8(ascii: "\""))
     }
+}
+
+/// A `TextOutputStream` into bytes: `_writeASCII` is the stream requirement through which the standard
+/// library's numbers write their digits, so a `Double` is formatted here without building a `String`.
+private struct ByteStream: TextOutputStream {
+    var bytes: [UInt8]
+
+    mutating func write(_ string: String) { bytes.append(contentsOf: string.utf8) }
+
+    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: buffer) }
 }
 
 extension Plan {

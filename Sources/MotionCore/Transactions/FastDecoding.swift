@@ -1,5 +1,14 @@
+import CMotionJSON
+import Foundation
+
 // Transactions from JSON bytes: parsed by `JSONParser` (simdjson; numbers exactly as written, duplicate
 // keys refused), then read from the `JSONValue` here, with one-line errors that give the JSON path.
+//
+// The usual transaction (`{"operations": [{"op", "target", "plan" | "name"}...]}`, no other keys) is first
+// read straight from simdjson's items (``Transaction/fastDecoded(_:)``): no `JSONValue` for the envelope, no
+// `String` for its keys, no dictionary per operation. Whatever that reader does not expect, it leaves to the
+// path above, which gives the same result or the error; so the two cannot disagree on a valid transaction
+// (``fastDecoded(_:)`` builds what ``init(json:)`` builds) and every message comes from one place.
 
 extension Transaction {
     /// Reads a transaction from its parsed JSON form (see the type's documentation).
@@ -72,5 +81,132 @@ extension Plan {
                 message: "\(path).type: A plan's \"type\" must be a non-empty string, not \(typeValue.found).")
         }
         self.init(type: type, fields: fields)
+    }
+}
+
+extension Transaction {
+    /// The transaction in `bytes` when it has the usual shape and no duplicate key anywhere; `nil` for
+    /// anything else (not JSON, another shape, a duplicate key, an unknown key), which the caller then
+    /// reads through ``JSONParser`` and ``init(json:)`` for the error or the unusual case.
+    static func fastDecoded(_ bytes: UnsafeRawBufferPointer) -> Transaction? {
+        guard !bytes.isEmpty, bytes.first != 0xEF else { return nil }  // no bytes, or a byte order mark
+        let result = SimdJSON.withItems(of: bytes) { items -> Transaction? in
+            var reader = ItemReader(items: items)
+            return reader.transaction()
+        }
+        guard case .success(let transaction?) = result else { return nil }
+        return transaction
+    }
+}
+
+extension Plan {
+    /// A plan whose fields are known to hold no `"type"`.
+    fileprivate init(type: String, fieldsWithoutType fields: [String: JSONValue]) {
+        self.type = type
+        self.payload = .fields(fields)
+    }
+}
+
+/// Reads the usual transaction from simdjson's items, in one pass; `nil` at the first thing it does not
+/// expect.
+private struct ItemReader {
+    let items: UnsafeBufferPointer<CMotionJSON_item>
+    var index = 0
+
+    mutating func transaction() -> Transaction? {
+        guard let root = next(), root.kind == CMotionJSON_KIND_OBJECT, root.count == 1,
+            let key = next(), key.is("operations"), let list = next(), list.kind == CMotionJSON_KIND_ARRAY
+        else { return nil }
+        var operations: [Transaction.Operation] = []
+        operations.reserveCapacity(Int(list.count))
+        for _ in 0..<list.count {
+            guard let operation = operation() else { return nil }
+            operations.append(operation)
+        }
+        return index == items.count ? Transaction(operations) : nil
+    }
+
+    /// `{"op", "target", "plan"}` for `add`, with `"name"` for `addNamed`, `{"op", "target", "name"}` for
+    /// `removeNamed`, in any order.
+    private mutating func operation() -> Transaction.Operation? {
+        guard let object = next(), object.kind == CMotionJSON_KIND_OBJECT, object.count <= 4 else { return nil }
+        var kind: CMotionJSON_item?
+        var target: String?
+        var name: String?
+        var plan: Plan?
+        for _ in 0..<object.count {
+            guard let key = next(), let value = peek() else { return nil }
+            if key.is("op"), kind == nil, value.kind == CMotionJSON_KIND_STRING {
+                kind = value
+                index += 1
+            } else if key.is("target"), target == nil, value.kind == CMotionJSON_KIND_STRING {
+                target = value.string
+                index += 1
+            } else if key.is("name"), name == nil, value.kind == CMotionJSON_KIND_STRING {
+                name = value.string
+                index += 1
+            } else if key.is("plan"), plan == nil {
+                guard let read = self.plan() else { return nil }
+                plan = read
+            } else {
+                return nil
+            }
+        }
+        guard let kind, let target else { return nil }
+        if kind.is("add"), name == nil, let plan { return .add(plan, target: TargetID(target)) }
+        if kind.is("addNamed"), let name, let plan { return .addNamed(plan, name: name, target: TargetID(target)) }
+        if kind.is("removeNamed"), let name, plan == nil { return .removeNamed(name: name, target: TargetID(target)) }
+        return nil
+    }
+
+    /// `{"type": non-empty string, ...fields}`.
+    private mutating func plan() -> Plan? {
+        guard let object = next(), object.kind == CMotionJSON_KIND_OBJECT, object.count >= 1 else { return nil }
+        var type: String?
+        var fields: [String: JSONValue] = Dictionary(minimumCapacity: Int(object.count) - 1)
+        for _ in 0..<object.count {
+            guard let key = next(), key.kind == CMotionJSON_KIND_STRING else { return nil }
+            if key.is("type") {
+                guard type == nil, let value = next(), value.kind == CMotionJSON_KIND_STRING, value.count > 0 else {
+                    return nil
+                }
+                type = value.string
+            } else {
+                guard let value = value(), fields.updateValue(value, forKey: key.string) == nil else { return nil }
+            }
+        }
+        guard let type else { return nil }
+        return Plan(type: type, fieldsWithoutType: fields)
+    }
+
+    /// Any value (``ValueBuilder``, from the current item); `nil` when an object in it writes a key twice.
+    private mutating func value() -> JSONValue? {
+        guard index < items.count else { return nil }
+        var builder = ValueBuilder(items: items, index: index)
+        do throws(DuplicateKey) {
+            let value = try builder.value()
+            index = builder.index
+            return value
+        } catch {
+            return nil
+        }
+    }
+
+    private mutating func next() -> CMotionJSON_item? {
+        guard index < items.count else { return nil }
+        index += 1
+        return items[index - 1]
+    }
+
+    private func peek() -> CMotionJSON_item? { index < items.count ? items[index] : nil }
+}
+
+extension CMotionJSON_item {
+    /// Whether this is a string item holding exactly `literal` (ASCII), compared byte for byte.
+    fileprivate func `is`(_ literal: StaticString) -> Bool {
+        guard kind == CMotionJSON_KIND_STRING, Int(count) == literal.utf8CodeUnitCount,
+            let start = UnsafeRawPointer(bitPattern: UInt(payload))
+        else { return false }
+        return memcmp(start, literal.utf8Start, Int(count)) == 0
     }
 }

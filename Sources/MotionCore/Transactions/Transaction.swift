@@ -155,6 +155,12 @@ extension Transaction: Codable {
     /// - Throws: ``CommitError`` with code `.invalidTransaction`, whose message gives the JSON path and
     ///   reason (`$: invalid JSON at line L, column C: ...` for bytes that are not JSON).
     public init(jsonData data: Data) throws(CommitError) {
+        // The usual shapes straight from the parser's items; anything else (an error above all) through
+        // the parsed value below, which words every message.
+        if let transaction = data.withUnsafeBytes({ Transaction.fastDecoded($0) }) {
+            self = transaction
+            return
+        }
         let root: JSONValue
         do {
             root = try JSONParser.parse(data)

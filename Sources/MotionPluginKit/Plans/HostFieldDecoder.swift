@@ -175,7 +175,18 @@ private struct HostKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try ifPresent(key) { try decode(type, forKey: key) } }
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try ifPresent(key) { try decode(type, forKey: key) } }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try ifPresent(key) { try decode(type, forKey: key) } }
-    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try ifPresent(key) { try decode(type, forKey: key) } }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        // An optional vector (a Tween's "from", "controlPoints") is usually absent: when plan_numbers fails,
+        // ask for presence at once (two host calls, not three); a vector that is there is read as decode does.
+        if type == [Double].self {
+            if let numbers = fields.numbers(key.stringValue) {
+                if fields.number(key.stringValue) == nil { return numbers as? T }
+            } else if !fields.contains(key.stringValue) {
+                return nil
+            }
+        }
+        return try ifPresent(key) { try decode(type, forKey: key) }
+    }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
         -> KeyedDecodingContainer<NestedKey>

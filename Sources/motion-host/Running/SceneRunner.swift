@@ -77,6 +77,12 @@ final class SceneRunner {
     var hotReload: HotReload?
 
     private var point = TimelinePoint(frame: 0, time: 0)
+    /// Each target's index in the scene (and the header), by the target object's identity.
+    private var targetIndices: [ObjectIdentifier: Int32] = [:]
+    /// The scene's targets' identities, in scene order.
+    private var sceneTargets: [ObjectIdentifier] = []
+    /// The storage of a frame's changes, reused from frame to frame (`nil` before the run and while lent).
+    private var frameChanges: TimelineChanges?
     /// Set once the summary is written: events after it (the scheduler terminating tokens as it goes
     /// away) are not part of the timeline.
     private var isFinished = false
@@ -98,6 +104,10 @@ final class SceneRunner {
             scene.addTarget(
                 TargetID(target.name), properties: Dictionary(target.properties.map { ($0.name, $0.value) }) { $1 })
         }
+        sceneTargets = scene.targets.map(ObjectIdentifier.init)
+        for (i, target) in sceneTargets.enumerated() { targetIndices[target] = Int32(i) }
+        frameChanges = TimelineChanges(
+            names: TimelineNames(targets: document.targets.map(\.name)) { scene.propertyName($0) })
         let scheduler = Scheduler(scene: scene, registry: registry)
         let relay = EventRelay(runner: self)
         scheduler.addActivityObserver(relay)
@@ -275,15 +285,36 @@ final class SceneRunner {
         onError?(error)
     }
 
+    /// Hands the frame's changes to the sinks, as target indices and property ids (``TimelineChanges``):
+    /// linear in the number of changes, with no string work here.
     private func writeChanges(_ scene: Scene) {
-        let changes = scene.drainChanges()
-        guard !changes.isEmpty else { return }
-        let timelineChanges = changes.map { change in
-            TimelineChange(
-                target: change.target.name, property: scene.propertyName(change.property) ?? "\(change.property)",
-                value: change.value)
+        guard var changes = frameChanges else { return }
+        frameChanges = nil  // the sinks get the only reference: no copy when the next frame reuses it
+        changes.removeAll()
+        // A change's target is usually the one before it or the one after that in scene order (performers
+        // update in the order their targets were given plans): check those with one comparison each, and
+        // look the target up only when neither matches.
+        var last: ObjectIdentifier?
+        var index: Int32 = -1
+        scene.drainChanges { target, property, value in
+            let id = ObjectIdentifier(target)
+            if id != last {
+                last = id
+                let following = Int(index) + 1
+                if following < sceneTargets.count, sceneTargets[following] == id {
+                    index = Int32(following)
+                } else if let found = targetIndices[id] {
+                    index = found
+                } else {
+                    preconditionFailure("a change of a target that is not the scene's (\(target.id.name))")
+                }
+            }
+            changes.append(target: index, property: property, value: value)
         }
-        for sink in sinks { sink.frame(point, changes: timelineChanges) }
+        if !changes.isEmpty {
+            for sink in sinks { sink.frame(point, changes: changes) }
+        }
+        frameChanges = changes
     }
 
     private func fail(

@@ -39,10 +39,10 @@ enum SceneDecoder {
     /// targets against the scene's.
     /// - Parameters:
     ///   - root: The request's JSON.
-    ///   - targetNames: The scene's targets.
+    ///   - targetNames: The scene's targets (``SceneTargetNames``, made once per scene).
     /// - Returns: The transaction.
     /// - Throws: ``SceneFieldError`` naming the field's JSON path (`$.operations[0].target: no target named ...`).
-    static func transaction(_ root: JSONValue, targetNames: [String]) throws(SceneFieldError) -> Transaction {
+    static func transaction(_ root: JSONValue, targetNames: SceneTargetNames) throws(SceneFieldError) -> Transaction {
         let reader = JSONDocumentReader<SceneFieldError>(file: URL(fileURLWithPath: "request"))
         return try SceneFields(path: "request", r: reader).transaction(root, targetNames: targetNames)
     }
@@ -61,6 +61,23 @@ enum SceneDecoder {
         }
         return nsError.localizedDescription
     }
+}
+
+/// A scene's target names, in file order and as a set: an operation's target is checked in constant
+/// time (a scene of 100,000 targets and as many operations reads in linear time).
+struct SceneTargetNames {
+    /// The names in the order of `$.targets`, for messages.
+    let ordered: [String]
+    private let set: Set<String>
+
+    /// The names of a scene's targets, in file order.
+    init(_ names: [String]) {
+        ordered = names
+        set = Set(names)
+    }
+
+    /// Whether a target of this name exists.
+    func contains(_ name: String) -> Bool { set.contains(name) }
 }
 
 /// A scene error: `<json path>: <what was wrong>`, or the invalid-JSON message.
@@ -143,7 +160,8 @@ private struct SceneFields {
         }
         let deviceMotion = try r.optional(root, "deviceMotion", deviceMotion)
         let transactions = try r.required(root, "transactions", expected: "an array of transactions") {
-            (node) throws(SceneFieldError) in try self.transactions(node, targetNames: targets.map(\.name))
+            (node) throws(SceneFieldError) in
+            try self.transactions(node, targetNames: SceneTargetNames(targets.map(\.name)))
         }
         return SceneDocument(
             path: path, name: name, frameRate: frameRate, duration: duration, maximumDuration: maximumDuration,
@@ -152,7 +170,7 @@ private struct SceneFields {
 
     /// The targets in file order; each target's properties sorted by name (JSON objects are unordered).
     private func targets(_ node: JSONValue) throws(SceneFieldError) -> [SceneTarget] {
-        var names: [String] = []
+        var names: Set<String> = []
         return try r.elements(try r.array(node, expected: "an array of targets")) { (_, node) throws(SceneFieldError) in
             let target = try r.object(node, expected: "a target object {\"name\", \"properties\"}")
             try r.checkKeys(target, allowed: ["name", "properties"], what: "a target")
@@ -163,7 +181,7 @@ private struct SceneFields {
                 }
                 return name
             }
-            names.append(name)
+            names.insert(name)
             let properties = try r.optional(target, "properties") { (node) throws(SceneFieldError) in
                 let object = try r.object(node, expected: "an object of property values")
                 return try r.members(object) { (_, node) throws(SceneFieldError) in try propertyValue(node) }
@@ -203,7 +221,9 @@ private struct SceneFields {
         }
     }
 
-    private func transactions(_ node: JSONValue, targetNames: [String]) throws(SceneFieldError) -> [TimedTransaction] {
+    private func transactions(
+        _ node: JSONValue, targetNames: SceneTargetNames
+    ) throws(SceneFieldError) -> [TimedTransaction] {
         let elements = try r.array(node, expected: "an array of transactions")
         return try r.elements(elements) { (i, node) throws(SceneFieldError) in
             let timed = try r.object(node, expected: "a transaction object {\"at\", \"operations\"}")
@@ -222,7 +242,7 @@ private struct SceneFields {
         }
     }
 
-    func transaction(_ node: JSONValue, targetNames: [String]) throws(SceneFieldError) -> Transaction {
+    func transaction(_ node: JSONValue, targetNames: SceneTargetNames) throws(SceneFieldError) -> Transaction {
         let object = try r.object(node, expected: "a transaction object {\"operations\": [...]}")
         try r.checkKeys(object, allowed: ["operations"], what: "a transaction")
         var transaction = Transaction()
@@ -236,7 +256,7 @@ private struct SceneFields {
     }
 
     private func operation(
-        _ node: JSONValue, targetNames: [String], into transaction: inout Transaction
+        _ node: JSONValue, targetNames: SceneTargetNames, into transaction: inout Transaction
     ) throws(SceneFieldError) {
         let op = try r.object(node, expected: "an operation object {\"op\", \"target\", ...}")
         let kinds = ["add", "addNamed", "removeNamed"]
@@ -261,9 +281,10 @@ private struct SceneFields {
         let target = try r.required(op, "target", expected: "a target name") { (node) throws(SceneFieldError) in
             let target = try r.nonEmptyString(node)
             guard targetNames.contains(target) else {
+                let known = targetNames.ordered
                 throw r.fail(
                     .invalidValue,
-                    "no target named \(SceneFieldError.found(node)) in $.targets\(suggestion(for: target, among: targetNames)); known targets: \(targetNames.isEmpty ? "none" : targetNames.joined(separator: ", "))"
+                    "no target named \(SceneFieldError.found(node)) in $.targets\(suggestion(for: target, among: known)); known targets: \(known.isEmpty ? "none" : known.joined(separator: ", "))"
                 )
             }
             return TargetID(target)

@@ -5,14 +5,10 @@ import MotionLive
 protocol TimelineTextOutput: AnyObject {
     /// Appends text (whole lines, each ending in a newline).
     func write(_ text: String)
-    /// Appends UTF-8 text (whole lines, each ending in a newline), e.g. a frame line built as bytes.
-    func write(utf8 text: [UInt8])
+    /// Appends UTF-8 bytes (whole lines, each ending in a newline).
+    func write(utf8 bytes: UnsafeBufferPointer<UInt8>)
     /// Writes out what is buffered.
     func flush()
-}
-
-extension TimelineTextOutput {
-    func write(utf8 text: [UInt8]) { write(String(decoding: text, as: UTF8.self)) }
 }
 
 extension TextOutput: TimelineTextOutput {}
@@ -27,13 +23,13 @@ final class LiveTimelineOutput: TimelineTextOutput {
 
     init(server: LiveServer) { self.server = server }
 
-    func write(utf8 text: [UInt8]) {
-        // One line with its newline, after the header: as it is.
-        if hasGreeting, text.last == UInt8(ascii: "\n"), text.firstIndex(of: UInt8(ascii: "\n")) == text.count - 1 {
-            lines.append(Array(text.dropLast()))
+    func write(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        // One line with its newline, after the header (a frame line built as bytes): as it is.
+        if hasGreeting, bytes.last == UInt8(ascii: "\n"), bytes.firstIndex(of: UInt8(ascii: "\n")) == bytes.count - 1 {
+            lines.append(Array(bytes.dropLast()))
             return
         }
-        write(String(decoding: text, as: UTF8.self))
+        write(String(decoding: bytes, as: UTF8.self))
     }
 
     func write(_ text: String) {
@@ -85,7 +81,7 @@ final class TraceFilteringSink: TimelineSink {
         if passesTrace() { base.trace(event, at: point) }
     }
     func activity(isActive: Bool, at point: TimelinePoint) { base.activity(isActive: isActive, at: point) }
-    func frame(_ point: TimelinePoint, changes: [TimelineChange]) { base.frame(point, changes: changes) }
+    func frame(_ point: TimelinePoint, changes: TimelineChanges) { base.frame(point, changes: changes) }
     func failure(_ message: String, at point: TimelinePoint) { base.failure(message, at: point) }
     func end(_ summary: TimelineSummary) { base.end(summary) }
     func reload(_ reload: TimelineReload, at point: TimelinePoint) { base.reload(reload, at: point) }

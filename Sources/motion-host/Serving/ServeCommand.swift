@@ -50,7 +50,7 @@ enum ServeCommand {
         }
         if case .sensorLogger = deviceMotion { configuration.acceptsSensorPushes = true }
         let frameRate = frameRateOverride ?? document.frameRate
-        let targetNames = document.targets.map(\.name)
+        let targetNames = SceneTargetNames(document.targets.map(\.name))
         let server = LiveServer(configuration: configuration) { (root) throws(LiveRefusal) -> Transaction in
             do throws(SceneFieldError) {
                 return try SceneDecoder.transaction(root, targetNames: targetNames)

@@ -20,6 +20,12 @@ import MotionCore
 final class JSONLinesTimelineWriter: TimelineSink {
     private let output: any TimelineTextOutput
     private var hasEnded = false
+    /// A frame line's bytes, reused from frame to frame.
+    private var lineBuffer: [UInt8] = []
+    /// Groups a frame's changes by target.
+    private var grouping = ChangeGrouping()
+    /// Each target's and property's JSON key, escaped once.
+    private var keys = EscapedKeys()
 
     /// A writer to an output (a file, standard output, or `serve`'s subscribers).
     init(output: any TimelineTextOutput) { self.output = output }
@@ -87,55 +93,35 @@ final class JSONLinesTimelineWriter: TimelineSink {
         output.write("{\"activity\":\"\(isActive ? "active" : "idle")\"\(stamp(point))}\n")
     }
 
-    func frame(_ point: TimelinePoint, changes: [TimelineChange]) {
+    func frame(_ point: TimelinePoint, changes: TimelineChanges) {
         guard !hasEnded else { return }
-        // Grouped by target in the order targets first appear: each change gets its target's group through
-        // an index by name, then a stable counting sort orders the changes by group, and the line is built
-        // in one string with the names' JSON forms cached. (A linear search per change, and a string per
-        // target and per value joined together, made a frame line of 1,000 changed targets cost about 3 ms,
-        // which serve's commit latency paid on every frame.)
-        var groupOf = [Int](repeating: 0, count: changes.count)
-        var firstOfGroup: [Int] = []
-        var groupByTarget: [String: Int] = [:]
-        groupByTarget.reserveCapacity(changes.count)
-        for (i, change) in changes.enumerated() {
-            if let group = groupByTarget[change.target] {
-                groupOf[i] = group
-            } else {
-                groupByTarget[change.target] = firstOfGroup.count
-                groupOf[i] = firstOfGroup.count
-                firstOfGroup.append(i)
-            }
-        }
-        var start = [Int](repeating: 0, count: firstOfGroup.count + 1)
-        for group in groupOf { start[group + 1] += 1 }
-        for g in firstOfGroup.indices { start[g + 1] += start[g] }
-        var ordered = [Int](repeating: 0, count: changes.count)
-        var next = start
-        for (i, group) in groupOf.enumerated() {
-            ordered[next[group]] = i
-            next[group] += 1
-        }
-        var line: [UInt8] = []
-        line.reserveCapacity(64 + changes.count * 40)
-        line += "{\"frame\":\(point.frame),\"time\":".utf8
+        var line = lineBuffer
+        lineBuffer = []  // the local copy is the only one: appends do not copy
+        line.removeAll(keepingCapacity: true)
+        line.append(contentsOf: #"{"frame":"#.utf8)
+        JSONValue.writeInteger(Int64(point.frame), into: &line)
+        line.append(contentsOf: #","time":"#.utf8)
         JSONValue.writeNumber(point.time, into: &line)
-        line += ",\"changes\":{".utf8
-        for group in firstOfGroup.indices {
-            if group > 0 { line.append(UInt8(ascii: ",")) }
-            JSONValue.writeString(changes[firstOfGroup[group]].target, into: &line)
-            line += ":{".utf8
-            for k in start[group]..<start[group + 1] {
-                let change = changes[ordered[k]]
-                if k > start[group] { line.append(UInt8(ascii: ",")) }
-                JSONValue.writeString(change.property, into: &line)
-                line.append(UInt8(ascii: ":"))
-                Self.append(change.value, to: &line)
+        line.append(contentsOf: #","changes":{"#.utf8)
+        grouping.group(changes.targets, targetCount: changes.names.targets.count)
+        for (g, first) in grouping.firsts.enumerated() {
+            if g > 0 { line.append(UInt8(ascii: ",")) }
+            keys.appendTarget(Int(changes.targets[Int(first)]), of: changes.names, to: &line)
+            line.append(UInt8(ascii: "{"))
+            var c = first
+            var isFirst = true
+            while c >= 0 {
+                if !isFirst { line.append(UInt8(ascii: ",")) }
+                isFirst = false
+                keys.appendProperty(changes.properties[Int(c)], of: changes.names, to: &line)
+                Self.writeValue(changes.values[Int(c)], into: &line)
+                c = grouping.next[Int(c)]
             }
             line.append(UInt8(ascii: "}"))
         }
-        line += "}}\n".utf8
-        output.write(utf8: line)
+        line.append(contentsOf: "}}\n".utf8)
+        line.withUnsafeBufferPointer { output.write(utf8: $0) }
+        lineBuffer = line
     }
 
     func reload(_ reload: TimelineReload, at point: TimelinePoint) {
@@ -180,22 +166,22 @@ final class JSONLinesTimelineWriter: TimelineSink {
     /// A property value as JSON: a number, or an array of numbers for a vector.
     static func value(_ value: PropertyValue) -> String {
         var bytes: [UInt8] = []
-        append(value, to: &bytes)
+        writeValue(value, into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends ``value(_:)``'s form of a property value to a line.
-    static func append(_ value: PropertyValue, to line: inout [UInt8]) {
+    /// Appends a property value as JSON (see ``value(_:)``).
+    static func writeValue(_ value: PropertyValue, into out: inout [UInt8]) {
         if value.count == 1 {
-            JSONValue.writeNumber(value.scalar, into: &line)
+            JSONValue.writeNumber(value.scalar, into: &out)
             return
         }
-        line.append(UInt8(ascii: "["))
+        out.append(UInt8(ascii: "["))
         for i in 0..<value.count {
-            if i > 0 { line.append(UInt8(ascii: ",")) }
-            JSONValue.writeNumber(value[i], into: &line)
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            JSONValue.writeNumber(value[i], into: &out)
         }
-        line.append(UInt8(ascii: "]"))
+        out.append(UInt8(ascii: "]"))
     }
 
     /// A transaction's JSON form, as `Transaction.jsonData()` gives it (keys sorted), written directly:
@@ -237,5 +223,91 @@ final class JSONLinesTimelineWriter: TimelineSink {
 
     private func json(_ plan: Plan) -> String {
         (try? plan.jsonData()).flatMap { String(data: $0, encoding: .utf8) } ?? "null"
+    }
+}
+
+/// Groups a frame's changes by target in one pass: targets in the order of their first change, each
+/// target's changes in their order. A target's group is found through an array indexed by target (stamped
+/// with the frame, so nothing is cleared between frames), and a group's changes are chained through
+/// ``next``.
+struct ChangeGrouping {
+    /// The first change of each group, in the order the groups' targets first changed.
+    private(set) var firsts: [Int32] = []
+    /// For each change, the next change of its target in this frame, or -1.
+    private(set) var next: [Int32] = []
+    private var lasts: [Int32] = []
+    private var groupOfTarget: [Int32] = []
+    private var stampOfTarget: [UInt32] = []
+    private var stamp: UInt32 = 0
+
+    /// Groups the changes whose targets are `targets` (indices below `targetCount`).
+    mutating func group(_ targets: [Int32], targetCount: Int) {
+        if stampOfTarget.count < targetCount {
+            stampOfTarget.append(contentsOf: repeatElement(0, count: targetCount - stampOfTarget.count))
+            groupOfTarget.append(contentsOf: repeatElement(0, count: targetCount - groupOfTarget.count))
+        }
+        stamp &+= 1
+        if stamp == 0 {  // wrapped: stale stamps could match again
+            for i in stampOfTarget.indices { stampOfTarget[i] = 0 }
+            stamp = 1
+        }
+        firsts.removeAll(keepingCapacity: true)
+        lasts.removeAll(keepingCapacity: true)
+        next.removeAll(keepingCapacity: true)
+        next.append(contentsOf: repeatElement(-1, count: targets.count))
+        for (c, target) in targets.enumerated() {
+            let change = Int32(c)
+            let t = Int(target)
+            if stampOfTarget[t] == stamp {
+                let g = Int(groupOfTarget[t])
+                next[Int(lasts[g])] = change
+                lasts[g] = change
+            } else {
+                stampOfTarget[t] = stamp
+                groupOfTarget[t] = Int32(firsts.count)
+                firsts.append(change)
+                lasts.append(change)
+            }
+        }
+    }
+}
+
+/// The JSON keys a timeline writes again and again, escaped once: `"name":` of each target (by index) and
+/// each property (by interned id). The keys sit one after another in one byte array, in the order first
+/// written, so a frame whose changes come in target order reads them in order (at 100,000 targets, one
+/// small array per key cost a cache miss per change).
+struct EscapedKeys {
+    private var targets = KeyStore()
+    private var properties = KeyStore()
+
+    /// Appends `"target name":`.
+    mutating func appendTarget(_ index: Int, of names: TimelineNames, to out: inout [UInt8]) {
+        targets.append(index, to: &out) { names.targets[index] }
+    }
+
+    /// Appends `"property name":`.
+    mutating func appendProperty(_ id: PropertyID, of names: TimelineNames, to out: inout [UInt8]) {
+        properties.append(Int(id.rawValue), to: &out) { names.property(id) }
+    }
+
+    private struct KeyStore {
+        var bytes: [UInt8] = []
+        /// Where each key starts in ``bytes`` and where it ends; -1: not made yet.
+        var starts: [Int] = []
+        var ends: [Int] = []
+
+        mutating func append(_ index: Int, to out: inout [UInt8], name: () -> String) {
+            if index >= starts.count {
+                starts.append(contentsOf: repeatElement(-1, count: index + 1 - starts.count))
+                ends.append(contentsOf: repeatElement(-1, count: index + 1 - ends.count))
+            }
+            if starts[index] < 0 {
+                starts[index] = bytes.count
+                JSONValue.writeString(name(), into: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                ends[index] = bytes.count
+            }
+            out.append(contentsOf: bytes[starts[index]..<ends[index]])
+        }
     }
 }

@@ -45,6 +45,8 @@ final class PlotRecorder: TimelineSink {
 
     private var activeSince: Double?
     private var seriesIndex: [String: Int] = [:]
+    /// The series of a (target index, property id) pair, as `target << 32 | property`.
+    private var seriesByID: [Int64: Int] = [:]
 
     /// An empty recorder.
     init() {}
@@ -81,10 +83,19 @@ final class PlotRecorder: TimelineSink {
         }
     }
 
-    func frame(_ point: TimelinePoint, changes: [TimelineChange]) {
-        for change in changes {
-            let i = index(target: change.target, property: change.property)
-            series[i].changes.append((point.time, change.value))
+    func frame(_ point: TimelinePoint, changes: TimelineChanges) {
+        for c in 0..<changes.count {
+            let target = changes.targets[c]
+            let property = changes.properties[c]
+            let key = Int64(target) << 32 | Int64(property.rawValue)
+            let i: Int
+            if let known = seriesByID[key] {
+                i = known
+            } else {
+                i = index(target: changes.names.targets[Int(target)], property: changes.names.property(property))
+                seriesByID[key] = i
+            }
+            series[i].changes.append((point.time, changes.values[c]))
         }
     }
 

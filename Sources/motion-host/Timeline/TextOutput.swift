@@ -61,8 +61,8 @@ final class TextOutput {
         text.withUTF8 { append($0) }
     }
 
-    /// Appends UTF-8 text.
-    func write(utf8 text: [UInt8]) { text.withUnsafeBufferPointer { append($0) } }
+    /// Appends UTF-8 bytes; ignored once closed.
+    func write(utf8 bytes: UnsafeBufferPointer<UInt8>) { append(bytes) }
 
     private func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard !isClosed, let base = bytes.baseAddress else { return }

@@ -16,7 +16,7 @@ protocol TimelineSink: AnyObject {
     /// The scheduler became active or idle.
     func activity(isActive: Bool, at point: TimelinePoint)
     /// The properties that changed during a frame (called only for frames with changes).
-    func frame(_ point: TimelinePoint, changes: [TimelineChange])
+    func frame(_ point: TimelinePoint, changes: TimelineChanges)
     /// A failure; `message` is the one-line error. The run ends after it unless it was a failure that
     /// does not end it (a queued emission that failed).
     func failure(_ message: String, at point: TimelinePoint)
@@ -93,14 +93,63 @@ struct TimelineCommit {
     var source: String? = nil
 }
 
-/// One changed property at a frame.
-struct TimelineChange {
-    /// The target's name.
-    var target: String
-    /// The property's name.
-    var property: String
-    /// Its new value.
-    var value: PropertyValue
+/// The properties that changed in one frame, in the order the scene recorded them (a property appears
+/// once, with its latest value), as parallel columns: change `i` is `values[i]` of property `properties[i]`
+/// on the target at `targets[i]`, an index into the header's `targets` (scene order).
+///
+/// Targets and properties are numbers, not names, so a sink can keep what it writes for each (an escaped
+/// name, a plot's series) in an array instead of hashing a string per change; ``names`` gives the names.
+struct TimelineChanges {
+    /// Each change's target: its index in ``TimelineHeader/targets``.
+    var targets: [Int32] = []
+    /// Each change's property, as interned by the run's scene.
+    var properties: [PropertyID] = []
+    /// Each change's new value.
+    var values: [PropertyValue] = []
+    /// The names behind the numbers.
+    let names: TimelineNames
+
+    /// No changes yet.
+    init(names: TimelineNames) { self.names = names }
+
+    /// How many properties changed.
+    var count: Int { values.count }
+
+    /// Whether nothing changed.
+    var isEmpty: Bool { values.isEmpty }
+
+    /// Adds a change.
+    mutating func append(target: Int32, property: PropertyID, value: PropertyValue) {
+        targets.append(target)
+        properties.append(property)
+        values.append(value)
+    }
+
+    /// Forgets the changes, keeping the storage for the next frame.
+    mutating func removeAll() {
+        targets.removeAll(keepingCapacity: true)
+        properties.removeAll(keepingCapacity: true)
+        values.removeAll(keepingCapacity: true)
+    }
+}
+
+/// The names of a run's targets (by index, scene order) and properties (by interned id).
+final class TimelineNames {
+    /// The targets' names, in scene order.
+    let targets: [String]
+    private let propertyName: (PropertyID) -> String?
+
+    /// Names from a scene's targets and its property interning.
+    /// - Parameters:
+    ///   - targets: The target names, in scene order.
+    ///   - propertyName: The name of an interned property id (``Scene/propertyName(_:)``).
+    init(targets: [String], propertyName: @escaping (PropertyID) -> String?) {
+        self.targets = targets
+        self.propertyName = propertyName
+    }
+
+    /// A property's name (`#id` for an id the scene never interned, which a scene's change never has).
+    func property(_ id: PropertyID) -> String { propertyName(id) ?? "\(id)" }
 }
 
 /// Why a run stopped.
