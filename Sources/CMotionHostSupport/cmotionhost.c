@@ -9,6 +9,8 @@
 #include <link.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 static const int all_seals = F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL;
 
@@ -60,4 +62,11 @@ int cmotionhost_seal(int fd) {
 int cmotionhost_is_sealed(int fd) {
     int seals = fcntl(fd, F_GET_SEALS);
     return seals >= 0 && (seals & all_seals) == all_seals;
+}
+
+void cmotionhost_close_descriptors_from(unsigned int first) {
+    if (close_range(first, ~0U, 0) == 0) return;
+    struct rlimit limit;
+    unsigned int last = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < 1u << 20 ? (unsigned int)limit.rlim_cur : 1u << 16;
+    for (unsigned int fd = first; fd < last; fd++) close((int)fd);
 }

@@ -132,10 +132,12 @@ struct BoundaryBehaviourTests {
         return (h.calls, h.tracer.lines, observer.transitions, errors)
     }
 
-    @Test("the same calls, traces, activity and errors in-process and through the plugin", arguments: scenarios)
-    func pluginPerformersBehaveAsInProcessOnes(scenario: Scenario) throws {
+    @Test(
+        "the same calls, traces, activity and errors in-process, through the plugin, and through the plugin isolated",
+        arguments: scenarios, [PerformerSource.plugin, .isolated])
+    func pluginPerformersBehaveAsInProcessOnes(scenario: Scenario, source: PerformerSource) throws {
         let inProcess = try Self.run(scenario, on: .inProcess)
-        let plugin = try Self.run(scenario, on: .plugin)
+        let plugin = try Self.run(scenario, on: source)
         #expect(!inProcess.calls.isEmpty || scenario.name.hasPrefix("R15") || scenario.name.hasPrefix("R21"))
         #expect(plugin.calls == inProcess.calls)
         #expect(plugin.traces == inProcess.traces)
@@ -179,9 +181,9 @@ struct BoundaryBehaviourTests {
         #expect(error.appliedOperationCount == 1)
     }
 
-    @Test("R12 a plugin whose library fails to load fails the commit naming the cause")
-    func libraryThatFailsToLoadFailsTheCommit() throws {
-        let h = try BoundaryHarness(.plugin, extraManifests: ["wrong-abi-major.json"])
+    @Test("R12 a plugin whose library fails to load fails the commit naming the cause", arguments: [PerformerSource.plugin, .isolated])
+    func libraryThatFailsToLoadFailsTheCommit(source: PerformerSource) throws {
+        let h = try BoundaryHarness(source, extraManifests: ["wrong-abi-major.json"])
         var failure: CommitError?
         do {
             try h.commit {

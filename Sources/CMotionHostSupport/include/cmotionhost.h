@@ -43,4 +43,8 @@ int cmotionhost_seal(int fd);
 /// Whether the four seals of `cmotionhost_seal` are all in place on `fd` (`fcntl(F_GET_SEALS)`).
 int cmotionhost_is_sealed(int fd);
 
+/// `close_range(first, ~0U, 0)`: closes every descriptor from `first` up (a plugin's sandbox keeps only those
+/// it was given). Falls back to closing them one by one up to `RLIMIT_NOFILE` on a kernel without it (< 5.9).
+void cmotionhost_close_descriptors_from(unsigned int first);
+
 #endif

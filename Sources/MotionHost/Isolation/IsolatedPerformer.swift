@@ -1,0 +1,146 @@
+import CMotionABI
+import Foundation
+import MotionCore
+
+/// A performer of an isolated plugin, as ``EntryPerformer`` is one of an in-process plugin: the same calls, made
+/// as requests to the plugin's sandbox (``IsolatedPlugin``), with the same errors. Its ``HostContext`` is the one
+/// the plugin's calls are answered with, so emissions, tokens and property writes behave as in process.
+///
+/// Thread rule: the scheduler's thread, like every performer.
+final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFrameUpdating, DeviceMotionReceiving {
+    let plugin: IsolatedPlugin
+    let context: HostContext
+    let slot: UInt32
+    private var buffer: [UInt8] = []
+
+    /// Has the sandbox create the plugin's performer of `className` for the context's target (`create_performer`).
+    /// - Throws: ``PluginError`` as ``EntryPerformer`` throws it, or `.sandboxFailed`.
+    init(plugin: IsolatedPlugin, className: String, context performerContext: PerformerContext, batchesFrames: Bool = true)
+        throws(PluginError)
+    {
+        self.plugin = plugin
+        self.batchesFrames = batchesFrames
+        let target = performerContext.target
+        let context = HostContext(target: target, pluginDescription: plugin.name, logRoute: plugin.logRoute)
+        context.emitter = performerContext.emitter
+        context.tokenGenerator = performerContext.tokenGenerator
+        self.context = context
+        slot = plugin.register(context, description: "\(className)@\(target.id.name)")
+        var out = WireWriter()
+        out.u32(slot)
+        out.u32(plugin.sceneKey(for: target.scene))
+        out.string(className)
+        out.string(target.id.name)
+        var reply: WireReader
+        do {
+            reply = try Self.request(plugin, .create, "create_performer", out)
+        } catch {
+            context.retire()
+            throw error
+        }
+        guard reply.bool() == true else {
+            context.retire()
+            let status = reply.i32() ?? MOTION_ERR_INTERNAL
+            let message = pluginMessage(reply.string() ?? "")
+            if status == MOTION_ERR_UNKNOWN_CLASS {
+                throw PluginError(
+                    code: .unknownClass, message: "the library has no performer class \"\(className)\": \(message)", for: plugin.manifest)
+            }
+            throw PluginError(
+                code: .creationFailed, message: "create_performer(\"\(className)\") failed with \(statusName(status)): \(message)",
+                for: plugin.manifest)
+        }
+    }
+
+    deinit {
+        if plugin.failure == nil {
+            var out = WireWriter()
+            out.u32(slot)
+            _ = try? Self.request(plugin, .destroy, "destroy_performer", out)
+        }
+        context.retire()
+    }
+
+    func setEmitter(_ emitter: TransactionEmitter) { context.emitter = emitter }
+    func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { context.tokenGenerator = generator }
+
+    func addPlan(_ plan: Plan) throws {
+        try plan.writeJSON(into: &buffer)
+        defer { buffer.removeAll(keepingCapacity: true) }
+        var out = WireWriter()
+        out.u32(slot)
+        buffer.withUnsafeBytes { out.data($0) }
+        try check(try request(.addPlan, "add_plan", out), "add_plan", plan.type)
+    }
+
+    func addPlan(_ plan: Plan, named name: String) throws {
+        try plan.writeJSON(into: &buffer)
+        defer { buffer.removeAll(keepingCapacity: true) }
+        var out = WireWriter()
+        out.u32(slot)
+        out.string(name)
+        buffer.withUnsafeBytes { out.data($0) }
+        try check(try request(.addNamedPlan, "add_named_plan", out), "add_named_plan", plan.type)
+    }
+
+    func removePlan(named name: String) throws {
+        var out = WireWriter()
+        out.u32(slot)
+        out.string(name)
+        try check(try request(.removeNamedPlan, "remove_named_plan", out), "remove_named_plan", nil)
+    }
+
+    func update(frame: Frame) {
+        guard plugin.hasFrames else { return }
+        plugin.noteFrame(frame)
+        var out = WireWriter()
+        out.u32(slot)
+        out.u64(UInt64(frame.index))
+        out.f64(frame.time)
+        out.f64(frame.delta)
+        _ = try? request(.update, "update", out)
+    }
+
+    /// The plugin, when it has `update_many`: one request per run of its performers per frame.
+    var frameBatch: (any FrameBatch)? { plugin.hasFrames && plugin.hasUpdateMany && batchesFrames ? plugin : nil }
+    private let batchesFrames: Bool
+    var frameBatchMember: OpaquePointer { OpaquePointer(bitPattern: Int(slot) + 1)! }
+
+    func receive(_ sample: UnsafePointer<motion_device_motion_sample>) {
+        var out = WireWriter()
+        out.u32(slot)
+        out.data(UnsafeRawBufferPointer(start: sample, count: MemoryLayout<motion_device_motion_sample>.size))
+        _ = try? request(.receiveSample, "receive", out)
+    }
+
+    var acceptsDeviceMotion: Bool { plugin.hasDeviceMotion }
+
+    private func request(_ kind: SandboxMessageKind, _ what: String, _ out: WireWriter) throws(PluginError) -> WireReader {
+        try Self.request(plugin, kind, what, out)
+    }
+
+    /// A request under the plugin's log route, as every in-process call into a plugin is made.
+    private static func request(_ plugin: IsolatedPlugin, _ kind: SandboxMessageKind, _ what: String, _ out: WireWriter) throws(PluginError)
+        -> WireReader
+    {
+        let result: Result<WireReader, PluginError> = PluginLog.routing(plugin.logRoute) {
+            do throws(PluginError) { return .success(try plugin.call(kind, what, out)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    private func check(_ reply: WireReader, _ call: String, _ planType: String?) throws(PluginError) {
+        var reply = reply
+        let status = reply.i32() ?? MOTION_ERR_INTERNAL
+        guard status != MOTION_OK else { return }
+        let what = planType.map { " for plan type \"\($0)\"" } ?? ""
+        var failure = PluginError(
+            code: .callFailed, message: "\(call)\(what) failed with \(statusName(status)): \(pluginMessage(reply.string() ?? ""))",
+            for: plugin.manifest)
+        failure.status = status
+        throw failure
+    }
+}
+
+/// A plugin's message as the host shows it: made safe for one line, or a placeholder when it wrote none.
+func pluginMessage(_ text: String) -> String { text.isEmpty ? "(the plugin gave no message)" : PluginLog.sanitized(text) }
