@@ -37,6 +37,7 @@ func swiftFixture(_ name: String) -> Target {
 let cFixturePlugins = [
     "FixtureCrashOnCreate", "FixtureHangOnAdd", "FixtureWrongABIMajor", "FixtureNoEntrySymbol", "FixtureRefuses",
     "FixtureTestPerformers", "FixtureUpdateManyMismatch", "FixtureLateCalls", "FixtureNoisyRefusal", "FixtureFaults",
+    "FixtureConfinement",
 ]
 let swiftFixturePlugins = ["FixtureTokenMisuse", "FixtureDeviceMotionEcho", "FixturePlanProbe"]
 
@@ -119,6 +120,8 @@ let package = Package(
         cFixture("FixtureNoisyRefusal"),
         // Crashes, aborts or hangs at a chosen frame, on the scheduler's thread or its own.
         cFixture("FixtureFaults"),
+        // Tries what an isolated plugin's sandbox forbids (execve, socket, memory past the limit, descriptors).
+        cFixture("FixtureConfinement"),
         swiftFixture("FixtureTokenMisuse"),
         swiftFixture("FixtureDeviceMotionEcho"),
         swiftFixture("FixturePlanProbe"),

@@ -76,11 +76,11 @@ func system_mapShared(_ fd: Int32, size: Int) throws(Errno) -> UnsafeMutableRawP
     return address
 }
 
-/// Starts `path` with descriptors `given[i]` as descriptor `3 + i`, standard input from `/dev/null` and standard
+/// Starts `path` with `environment` (`NAME=value` strings) and descriptors `given[i]` as descriptor `3 + i`, standard input from `/dev/null` and standard
 /// output and error to this process's standard error; every signal unblocked and at its default action. Wraps
 /// `posix_spawn(3)`.
 /// - Returns: The child's process id.
-func system_spawn(_ path: String, arguments: [String], given: [Int32]) throws(Errno) -> pid_t {
+func system_spawn(_ path: String, arguments: [String], environment: [String], given: [Int32]) throws(Errno) -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -98,9 +98,10 @@ func system_spawn(_ path: String, arguments: [String], given: [Int32]) throws(Er
     posix_spawnattr_setsigdefault(&attributes, &all)
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
+    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+    defer { for pointer in argv + envp { free(pointer) } }
     var pid = pid_t()
-    let result = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+    let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
     if result != 0 { throw Errno(rawValue: result) }
     return pid
 }

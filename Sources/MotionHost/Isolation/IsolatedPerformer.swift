@@ -32,6 +32,8 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         out.string(className)
         out.string(target.id.name)
         var reply: WireReader
+        plugin.slotBeingCreated = slot
+        defer { plugin.slotBeingCreated = nil }
         do {
             reply = try Self.request(plugin, .create, "create_performer", out)
         } catch {

@@ -92,6 +92,9 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     /// Called on the scheduler's thread with each failure, as it is found (the ``PluginHost`` records it).
     var onFailure: ((PluginFailure) -> Void)?
     private var lastFrame: Int?
+    /// The slot of the performer being created, which a failure during its `create_performer` does not count as
+    /// one that existed.
+    var slotBeingCreated: UInt32?
     private let writes = UnsafeMutablePointer<motion_property_write>.allocate(capacity: SandboxSharedMemory.writeCapacity)
 
     private final class WeakScene {
@@ -416,7 +419,7 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         }
         var ended: [String] = []
         var targets: [String] = []
-        for (slot, context) in contexts.enumerated() where context.isLive {
+        for (slot, context) in contexts.enumerated() where context.isLive && UInt32(slot) != slotBeingCreated {
             context.endAllTokens()
             ended.append(performerNames[slot])
             let target = String(cString: context.targetName)
@@ -478,7 +481,13 @@ final class SandboxProcess {
             system_close(shared)
         }
         memory = SandboxSharedMemory(base: try system_mapShared(shared, size: SandboxSharedMemory.size))
-        pid = try system_spawn(executable, arguments: [pluginID], given: [requestsSandbox, otherSandbox, shared])
+        // The host's environment, but no Swift backtracer: a crashing plugin ends its sandbox at once (the filter
+        // would refuse to start swift-backtrace anyway), and the host reports the signal.
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        pid = try system_spawn(
+            executable, arguments: [pluginID], environment: environment.map { "\($0.key)=\($0.value)" },
+            given: [requestsSandbox, otherSandbox, shared])
         requests = SandboxChannel(fd: requestsHost)
         otherThreads = SandboxChannel(fd: otherHost)
     }
