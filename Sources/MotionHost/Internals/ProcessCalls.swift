@@ -57,6 +57,16 @@ func system_pollReadable(_ fd: Int32, milliseconds: Int32) throws(Errno) -> Bool
     }
 }
 
+/// Waits until the peer of socket `fd` has closed its end, without reading anything. Wraps `poll(2)` with
+/// `POLLRDHUP`. - Returns: `true` once it has (or the socket is in error), `false` if the wait was interrupted.
+func system_waitForHangUp(_ fd: Int32) -> Bool {
+    // POLLRDHUP (0x2000) is a GNU extension Swift's Glibc module does not import.
+    let readHangUp: Int16 = 0x2000
+    var entry = pollfd(fd: fd, events: readHangUp, revents: 0)
+    let n = poll(&entry, 1, -1)
+    return n > 0 && entry.revents & (readHangUp | Int16(POLLHUP | POLLERR | POLLNVAL)) != 0
+}
+
 /// An anonymous shared-memory file of `size` bytes, close-on-exec. Wraps `memfd_create(2)` and `ftruncate(2)`.
 func system_sharedMemory(named name: String, size: Int) throws(Errno) -> Int32 {
     let fd = cmotionhost_memfd_create(name)

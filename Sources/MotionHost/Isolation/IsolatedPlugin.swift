@@ -28,7 +28,7 @@ public struct PluginFailure: Sendable, Hashable, CustomStringConvertible {
 
     /// One line: who, what, where, and what it affected.
     public var description: String {
-        let whereText = call.map { " in \($0)" } ?? " outside any call from the host"
+        let whereText = call.map { "in \($0)" } ?? "outside any call from the host"
         let frameText = frame.map { " at frame \($0)" } ?? ""
         let ended = performers.isEmpty ? "no performers" : "its performers \(performers.joined(separator: ", "))"
         let targetText = targets.isEmpty ? "" : " (targets \(targets.joined(separator: ", ")))"
@@ -37,7 +37,7 @@ public struct PluginFailure: Sendable, Hashable, CustomStringConvertible {
             ? "a new sandbox re-created them and re-added their plans (onCrash: restart)"
             : "their is-active tokens were ended and later plans of its types fail"
         return
-            "plugin \(pluginID) (\(manifest.relativePath)): its sandbox \(cause)\(whereText)\(frameText); \(ended)\(targetText) stopped; \(after); the other performers go on"
+            "plugin \(pluginID) (\(manifest.relativePath)): \(whereText)\(frameText), its sandbox \(cause); \(ended)\(targetText) stopped; \(after); the other performers go on"
     }
 }
 
@@ -386,7 +386,7 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         PluginError(
             code: .sandboxFailed,
             message:
-                "the plugin's sandbox \(failure.cause)\(failure.call.map { " in \($0)" } ?? "")\(failure.frame.map { " at frame \($0)" } ?? ""); its plan types are not performed any more in this run",
+                "\(failure.call.map { "in \($0)" } ?? "outside any call from the host")\(failure.frame.map { " at frame \($0)" } ?? ""), the plugin's sandbox \(failure.cause); its plan types are not performed any more in this run",
             for: manifest)
     }
 
@@ -403,9 +403,9 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             self.process = nil
             switch problem {
             case .timedOut(let seconds):
-                cause = "did not answer within \(JSONText.number(seconds)) s (--plugin-timeout), so it was killed"
+                cause = "did not answer within \(JSONText.number(seconds)) s (--plugin-timeout) and was killed"
             case .malformed(let what):
-                cause = "sent a malformed message (\(what)), so it was killed"
+                cause = "sent a malformed message (\(what)) and was killed"
             case .closed, .io:
                 cause = status.map(describeWaitStatus) ?? "ended"
                 if let status, let signal = signalOfWaitStatus(status), let limit = settings.memoryLimit,

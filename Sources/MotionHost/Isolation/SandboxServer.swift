@@ -26,6 +26,14 @@ public enum SandboxServer {
             FileHandle.standardError.write(Data("motion-sandbox: cannot map the shared memory (descriptor 5): \(error)\n".utf8))
             exit(70)
         }
+        // A host that ends (or is killed) while the plugin is busy, e.g. hanging, must not leave this process behind:
+        // a thread waits for the host's end of the second channel to close, and ends the process then.
+        let watcher = Thread {
+            while !system_waitForHangUp(4) {}
+            _exit(0)
+        }
+        watcher.name = "motion-sandbox host watcher"
+        watcher.start()
         let server = Server(memory: SandboxSharedMemory(base: memory))
         Server.current = server
         PluginLog.setSink { level, line in Server.current?.forwardLog(level, line) }

@@ -187,7 +187,7 @@ public final class PluginHost: PerformerRegistry {
     /// Starts an isolated plugin's sandbox once, which loads its library as ``load(_:)`` would (the same checks,
     /// errors and refusals), and remembers the outcome as ``load(_:)`` does.
     /// - Throws: ``PluginError``.
-    private func loadIsolated(_ manifest: PluginManifest, performer: PerformerManifest) throws(PluginError) -> IsolatedPlugin {
+    func loadIsolated(_ manifest: PluginManifest, performer: PerformerManifest) throws(PluginError) -> IsolatedPlugin {
         switch loaded[manifest.id] {
         case .isolated(let plugin)?: return plugin
         case .failed(let error)?: throw error

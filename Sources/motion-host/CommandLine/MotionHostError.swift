@@ -5,7 +5,7 @@ struct MotionHostError: Error, CustomStringConvertible {
     struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable {
             case unreadableFile, invalidJSON, invalidScene, commitFailed, emissionFailed, frameHookFailed, safetyLimit
-            case unwritableOutput, registryUnavailable, notAvailable
+            case unwritableOutput, registryUnavailable, notAvailable, pluginFailed
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -30,6 +30,8 @@ struct MotionHostError: Error, CustomStringConvertible {
         static let registryUnavailable = Code(.registryUnavailable)
         /// The command or feature is not part of this build.
         static let notAvailable = Code(.notAvailable)
+        /// An isolated plugin's sandbox died or missed its deadline; its performers ended, the run went on.
+        static let pluginFailed = Code(.pluginFailed)
 
         var description: String { value.rawValue }
     }
