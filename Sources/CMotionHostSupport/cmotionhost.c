@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 static const int all_seals = F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL;
@@ -69,4 +71,33 @@ void cmotionhost_close_descriptors_from(unsigned int first) {
     struct rlimit limit;
     unsigned int last = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < 1u << 20 ? (unsigned int)limit.rlim_cur : 1u << 16;
     for (unsigned int fd = first; fd < last; fd++) close((int)fd);
+}
+
+void cmotionhost_doorbell_ring(uint64_t *bell) { __atomic_fetch_add(bell, 1, __ATOMIC_RELEASE); }
+
+static uint64_t monotonic_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+uint64_t cmotionhost_doorbell_wait(const uint64_t *bell, uint64_t seen, uint64_t spin_ns) {
+    uint64_t value = __atomic_load_n(bell, __ATOMIC_ACQUIRE);
+    if (value != seen || spin_ns == 0) return value;
+    uint64_t start = monotonic_ns();
+    for (unsigned spins = 1;; spins++) {
+        /* A short busy spin catches a reply from a process running on another core; after it, yield, so that a
+         * peer waiting for this very core (a loaded machine) runs instead of watching this one spin. */
+        uint64_t now = spins % 16 == 0 ? monotonic_ns() : start;
+        if (now - start < 2000) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else {
+            sched_yield();
+        }
+        value = __atomic_load_n(bell, __ATOMIC_ACQUIRE);
+        if (value != seen) return value;
+        if (spins % 16 == 0 && now - start >= spin_ns) return value;
+    }
 }

@@ -171,6 +171,39 @@ struct IsolatedFailureTests {
     }
 }
 
+@Suite("An isolated TweenKit reads the properties its plans name from the values sent with them")
+struct IsolatedPropertyReadTests {
+    func host() throws -> PluginHost {
+        let manifest = try PluginManifest.load(contentsOf: packageRoot.appendingPathComponent("manifests/tweenkit.json"))
+        let host = PluginHost(
+            catalog: PluginCatalog(plugins: [manifest]),
+            loader: LibraryLoader(configuration: HostConfiguration(plugins: ["*": .process]), extraLibraryDirectories: [productsDirectory]))
+        return host
+    }
+
+    @Test("a Tween whose vector does not fit its property is refused as in process: the length read in add_plan is the target's")
+    func tweenChecksTheLengthOfTheValueItRead() throws {
+        let scene = Scene()
+        scene.addTarget("card", properties: ["position": [0, 0], "opacity": 0])
+        let scheduler = Scheduler(scene: scene, registry: try host())
+        var failure: CommitError?
+        do {
+            try scheduler.commit(Transaction([.add(Plan(type: "Tween", fields: ["property": "opacity", "to": [1, 2]]), target: "card")]))
+        } catch { failure = error }
+        #expect(failure?.message.contains("has 2 components but opacity has 1") == true, "\(String(describing: failure))")
+        // The prefetched value is the current one: after frames moved position, a new Tween starts from there.
+        try scheduler.commit(
+            Transaction([.add(Plan(type: "Tween", fields: ["property": "position", "to": [10, 20], "duration": 0.1]), target: "card")]))
+        for i in 0..<10 { scheduler.advanceFrame(to: Double(i) / 60) }
+        #expect(scene.target("card")?["position"] == [10, 20])
+        var second: CommitError?
+        do {
+            try scheduler.commit(Transaction([.add(Plan(type: "Tween", fields: ["property": "position", "to": [10, 20, 30]]), target: "card")]))
+        } catch { second = error }
+        #expect(second?.message.contains("has 3 components but position has 2") == true, "\(String(describing: second))")
+    }
+}
+
 @Suite("An isolated plugin's sandbox confines its code", .serialized)
 struct SandboxConfinementTests {
     /// Commits one plan of the confinement fixture; returns the properties it set on its target and the failures.

@@ -5,6 +5,7 @@
 #define CMOTIONHOST_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /// What `cmotionhost_own_function` found.
 typedef enum cmotionhost_symbol_status {
@@ -46,5 +47,14 @@ int cmotionhost_is_sealed(int fd);
 /// `close_range(first, ~0U, 0)`: closes every descriptor from `first` up (a plugin's sandbox keeps only those
 /// it was given). Falls back to closing them one by one up to `RLIMIT_NOFILE` on a kernel without it (< 5.9).
 void cmotionhost_close_descriptors_from(unsigned int first);
+
+/// Rings a doorbell in memory shared with another process: one more message was sent (an atomic increment with
+/// release order). A plugin's sandbox and the host ring one after each message on their request channel, so that
+/// the other side, spinning in `cmotionhost_doorbell_wait`, sees a reply without the wake-up of a blocking read.
+void cmotionhost_doorbell_ring(uint64_t *bell);
+
+/// Spins for at most `spin_ns` nanoseconds (CLOCK_MONOTONIC) until the doorbell passes `seen` (acquire loads and the
+/// CPU's pause instruction). @return the doorbell's value: still `seen` when the time ran out.
+uint64_t cmotionhost_doorbell_wait(const uint64_t *bell, uint64_t seen, uint64_t spin_ns);
 
 #endif

@@ -72,6 +72,7 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         var out = WireWriter()
         out.u32(slot)
         buffer.withUnsafeBytes { out.data($0) }
+        prefetch(for: plan, into: &out)
         try check(try request(.addPlan, "add_plan", out), "add_plan", plan.type)
     }
 
@@ -82,7 +83,30 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         out.u32(slot)
         out.string(name)
         buffer.withUnsafeBytes { out.data($0) }
+        prefetch(for: plan, into: &out)
         try check(try request(.addNamedPlan, "add_named_plan", out), "add_named_plan", plan.type)
+    }
+
+    /// The target's current values of the properties the plan names (string fields such as a Tween's
+    /// `"property"`), sent with the plan: a plugin that interns and reads them while it takes the plan (TweenKit
+    /// checks a vector's length) is answered in its sandbox instead of by a round trip each. The sandbox keeps them
+    /// only until it next calls the host, and updates them with the plugin's own writes.
+    private func prefetch(for plan: Plan, into out: inout WireWriter) {
+        var names: [String] = []
+        for (_, value) in plan.fields {
+            if case .string(let name) = value, !names.contains(name), context.withTarget({ $0.hasProperty(named: name) }) {
+                names.append(name)
+            }
+        }
+        out.u32(UInt32(names.count))
+        for name in names {
+            let id = context.withScene { $0.propertyID(name) }
+            let value = context.withTarget { $0[id] }
+            out.string(name)
+            out.i32(id.rawValue)
+            out.u32(UInt32(value?.count ?? 0))
+            for i in 0..<(value?.count ?? 0) { out.f64(value![i]) }
+        }
     }
 
     func removePlan(named name: String) throws {

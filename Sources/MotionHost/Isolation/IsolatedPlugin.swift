@@ -488,7 +488,8 @@ final class SandboxProcess {
         pid = try system_spawn(
             executable, arguments: [pluginID], environment: environment.map { "\($0.key)=\($0.value)" },
             given: [requestsSandbox, otherSandbox, shared])
-        requests = SandboxChannel(fd: requestsHost)
+        requests = SandboxChannel(
+            fd: requestsHost, doorbells: (ring: memory.hostBell, watch: memory.sandboxBell), spinNanoseconds: SandboxSharedMemory.spinNanoseconds)
         otherThreads = SandboxChannel(fd: otherHost)
     }
 

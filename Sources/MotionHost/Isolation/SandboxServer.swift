@@ -2,6 +2,7 @@ import CMotionABI
 import CMotionHostSupport
 import CSeccomp
 import Foundation
+import MotionCore
 import Synchronization
 
 /// The sandbox side of an isolated plugin: the `motion-sandbox` process, one per isolated plugin.
@@ -88,7 +89,7 @@ private final class Server: @unchecked Sendable {
     // @unchecked: the scheduler-thread state is touched on the serving thread only; `other` is behind its lock.
     nonisolated(unsafe) static var current: Server?
 
-    let requests = SandboxChannel(fd: 3)
+    let requests: SandboxChannel
     let other = ProcessLock(SandboxChannel(fd: 4))
     let memory: SandboxSharedMemory
     let schedulerThread = pthread_self()
@@ -98,9 +99,17 @@ private final class Server: @unchecked Sendable {
     var scenes: [UInt32: SandboxScene] = [:]
     /// Property writes queued in shared memory since the last message to the host.
     var pendingWrites = 0
+    /// Property values the host sent with the plan being handed over (``IsolatedPerformer``'s prefetch), by
+    /// performer slot and property id; valid until this sandbox next sends the host anything, and kept up to date
+    /// with the plugin's own writes. `count` 0: the target has no value.
+    var prefetched: [(slot: UInt32, id: motion_property_id, count: UInt32, values: (Double, Double, Double, Double))] = []
     let members = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: SandboxSharedMemory.memberCapacity)
 
-    init(memory: SandboxSharedMemory) { self.memory = memory }
+    init(memory: SandboxSharedMemory) {
+        self.memory = memory
+        requests = SandboxChannel(
+            fd: 3, doorbells: (ring: memory.sandboxBell, watch: memory.hostBell), spinNanoseconds: SandboxSharedMemory.spinNanoseconds)
+    }
 
     var isOnSchedulerThread: Bool { pthread_self() == schedulerThread }
 
@@ -126,6 +135,7 @@ private final class Server: @unchecked Sendable {
     func send(_ kind: SandboxMessageKind, _ payload: WireWriter = WireWriter()) {
         let pending = pendingWrites
         pendingWrites = 0
+        if !prefetched.isEmpty { prefetched.removeAll(keepingCapacity: true) }
         do { try requests.send(kind, pendingWrites: pending, payload) } catch { exit(0) }
     }
 
@@ -178,28 +188,57 @@ private final class Server: @unchecked Sendable {
         return performer
     }
 
+    /// Reads the prefetched property values after a plan, remembering their names' ids in the performer's scene.
+    func readPrefetch(_ input: inout WireReader, slot: UInt32) {
+        guard let count = input.u32() else { quit("a malformed plan request") }
+        let scene = contexts[Int(slot)].scene
+        for _ in 0..<count {
+            guard let name = input.string(), let id = input.i32(), let components = input.u32(),
+                components <= UInt32(MOTION_PROPERTY_MAX_COMPONENTS)
+            else { quit("a malformed plan request") }
+            var values: (Double, Double, Double, Double) = (0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &values) { raw in
+                for i in 0..<Int(components) { raw.storeBytes(of: input.f64() ?? 0, toByteOffset: 8 * i, as: Double.self) }
+            }
+            scene.remember(name, id)
+            prefetched.append((slot, id, components, values))
+        }
+    }
+
+    /// The plan's fields for the host's plan-field readers while the plugin takes it, as the in-process host
+    /// registers a plan in flight: read once here instead of parsed again for every field.
+    func withPlanInFlight<R>(_ json: ArraySlice<UInt8>, _ body: (UnsafePointer<CChar>?, Int) -> R) -> R {
+        json.withUnsafeBytes { raw in
+            let chars = UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: CChar.self), count: raw.count)
+            guard case .object(var fields)? = try? JSONParser.parse(raw), case .string(let type)? = fields["type"] else {
+                return body(chars.baseAddress, chars.count)
+            }
+            fields["type"] = nil
+            return PlansInFlight.with(Plan(type: type, fields: fields), bytes: chars) { body(chars.baseAddress, chars.count) }
+        }
+    }
+
     func handle(_ message: SandboxMessage) {
         var input = message.payload
         switch message.kind {
         case .load: load(&input)
         case .create: create(&input)
         case .addPlan:
-            let performer = performer(input.u32())
+            let slot = input.u32()
+            let performer = performer(slot)
             guard let json = input.data() else { quit("a malformed add_plan request") }
+            readPrefetch(&input, slot: slot!)
             var error = Self.makeError()
-            let status = json.withUnsafeBytes { raw in
-                plugin!.table.pointee.add_plan(performer, raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count, &error)
-            }
+            let status = withPlanInFlight(json) { bytes, count in plugin!.table.pointee.add_plan(performer, bytes, count, &error) }
             replyStatus(status, error)
         case .addNamedPlan:
-            let performer = performer(input.u32())
+            let slot = input.u32()
+            let performer = performer(slot)
             guard let name = input.string(), let json = input.data() else { quit("a malformed add_named_plan request") }
+            readPrefetch(&input, slot: slot!)
             var error = Self.makeError()
             let status = name.withCString { namePointer in
-                json.withUnsafeBytes { raw in
-                    plugin!.table.pointee.add_named_plan(
-                        performer, namePointer, raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count, &error)
-                }
+                withPlanInFlight(json) { bytes, count in plugin!.table.pointee.add_named_plan(performer, namePointer, bytes, count, &error) }
             }
             replyStatus(status, error)
         case .removeNamedPlan:
@@ -351,6 +390,7 @@ private final class Server: @unchecked Sendable {
     /// Queues one checked write in shared memory, handing the queue over first when it is full.
     @inline(__always)
     func queue(slot: UInt32, property: motion_property_id, values: UnsafePointer<Double>, count: UInt32) {
+        if !prefetched.isEmpty { dropPrefetched(property: property) }
         if pendingWrites == SandboxSharedMemory.writeCapacity {
             _ = call(.flushWrites, WireWriter())
         }
@@ -360,6 +400,29 @@ private final class Server: @unchecked Sendable {
         record.storeBytes(of: count, toByteOffset: 12, as: UInt32.self)
         (record + 16).copyMemory(from: values, byteCount: Int(count) * 8)
         pendingWrites += 1
+    }
+
+    /// A write of the plugin's own to a prefetched property drops it (whatever the target: a write through another
+    /// performer's context may be to the same one), so the next read asks the host, after the write.
+    func dropPrefetched(property: motion_property_id) {
+        prefetched.removeAll { $0.id == property }
+    }
+
+    /// A read answered from the prefetched values, with the host's statuses, or `nil` when it is not there.
+    func prefetchedValue(
+        slot: UInt32, id: motion_property_id, values: UnsafeMutablePointer<Double>?, capacity: UInt32, countOut: UnsafeMutablePointer<UInt32>
+    ) -> motion_status? {
+        guard let entry = prefetched.first(where: { $0.slot == slot && $0.id == id }) else { return nil }
+        guard entry.count > 0 else {
+            countOut.pointee = 0
+            return MOTION_ERR_UNKNOWN_PROPERTY
+        }
+        countOut.pointee = entry.count
+        guard let values, capacity >= entry.count else { return MOTION_ERR_BUFFER_TOO_SMALL }
+        withUnsafeBytes(of: entry.values) { raw in
+            for i in 0..<Int(entry.count) { values[i] = raw.load(fromByteOffset: 8 * i, as: Double.self) }
+        }
+        return MOTION_OK
     }
 
     /// One write's checks, in the order and with the statuses of the host's `set_property`; a write with an id
@@ -537,6 +600,9 @@ private let sandboxGetProperty:
                     return MOTION_ERR_SCHEDULER_GONE
                 }
                 guard server.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
+                if let status = server.prefetchedValue(slot: context.slot, id: id, values: values, capacity: capacity, countOut: countOut) {
+                    return status
+                }
                 var out = WireWriter()
                 out.u32(context.slot)
                 out.i32(id)

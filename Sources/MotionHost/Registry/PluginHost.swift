@@ -184,6 +184,18 @@ public final class PluginHost: PerformerRegistry {
         return functions
     }
 
+    /// Loads a plugin now rather than at the first commit that needs it: in process, its library's trust checks,
+    /// `dlopen`, entry and ABI checks (``load(_:)``); isolated, a sandbox started that makes the same checks.
+    /// - Parameter manifest: The plugin's manifest (one of the catalog's).
+    /// - Throws: ``PluginError``, as the first commit would have met it.
+    public func prepare(_ manifest: PluginManifest) throws(PluginError) {
+        if isolation(of: manifest.id).isIsolated, let first = manifest.performers.first {
+            _ = try loadIsolated(manifest, performer: first)
+        } else {
+            try load(manifest)
+        }
+    }
+
     /// Starts an isolated plugin's sandbox once, which loads its library as ``load(_:)`` would (the same checks,
     /// errors and refusals), and remembers the outcome as ``load(_:)`` does.
     /// - Throws: ``PluginError``.

@@ -8,8 +8,8 @@
  *                  returned NULL.
  *   "ProbeDescriptor" {"fd": N}: sets descriptorOpen to 1 when descriptor N is open (fcntl F_GETFD), else 0.
  *   "FloodTokens"  {"count": N}: generates N is-active tokens and terminates each; sets tokensFlooded to N.
- *   "CrashLater"   {"milliseconds": N}: takes a token and starts a thread of its own that writes to address 16
- *                  after N ms, outside any call from the host. */
+ *   "CrashLater"   {"milliseconds": N}: takes a token and starts a thread of its own that, after N ms, logs
+ *                  "crashing at <CLOCK_MONOTONIC ns>" and writes to address 16, outside any call from the host. */
 #include <motion_plugin.h>
 
 #include <errno.h>
@@ -62,6 +62,12 @@ static void *crash_later(void *argument) {
     long milliseconds = (long)(intptr_t)argument;
     struct timespec delay = {milliseconds / 1000, (milliseconds % 1000) * 1000000L};
     nanosleep(&delay, NULL);
+    /* The moment of the crash, for the benchmark's detection latency (CLOCK_MONOTONIC is the host's clock too). */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    char line[96] = "org.motion.fixtures.confinement: crashing at ";
+    motion_text_append_unsigned(line, sizeof line, strlen(line), (unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec);
+    g_host->log(MOTION_LOG_INFO, line);
     *(volatile int *)g_bad_address = 1;
     return NULL;
 }
