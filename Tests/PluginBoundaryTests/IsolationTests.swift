@@ -171,6 +171,63 @@ struct IsolatedFailureTests {
     }
 }
 
+@Suite("onCrash restart: a new sandbox re-creates the performers with their plans", .serialized)
+struct IsolatedRestartTests {
+    func host(_ manifests: [String], maxRestarts: Int = 3) throws -> PluginHost {
+        let host = PluginHost(
+            catalog: PluginCatalog(
+                plugins: try manifests.map { try PluginManifest.load(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/plugins/\($0)")) }
+            ),
+            loader: LibraryLoader(
+                configuration: HostConfiguration(plugins: ["*": PluginIsolation(mode: .process, onCrash: .restart, maxRestarts: maxRestarts)]),
+                extraLibraryDirectories: [productsDirectory]),
+            logSink: { _, _ in })
+        return host
+    }
+
+    @Test("a performer that crashed in frame 2 is re-created with its plans and goes on from frame 3")
+    func crashInAFrameRestarts() throws {
+        let host = try host(["faults.json"])
+        let scene = Scene(targets: ["f", "g"])
+        let scheduler = Scheduler(scene: scene, registry: host)
+        try scheduler.commit(
+            Transaction([
+                .add(Plan(type: "Fault", fields: ["atFrame": 2, "fault": "segv"]), target: "f"),
+                .add(Plan(type: "Fault", fields: ["atFrame": -1]), target: "g"),
+            ]))
+        var failures: [PluginFailure] = []
+        for i in 0..<6 {
+            scheduler.advanceFrame(to: Double(i) / 60)
+            failures += host.takeFailures()
+        }
+        let failure = try #require(failures.first)
+        #expect(failures.count == 1)
+        #expect(failure.isRestarted)
+        #expect(failure.performers == ["Faulty@f", "Faulty@g"])
+        #expect(failure.description.contains("a new sandbox re-created them and re-added their plans (onCrash: restart)"))
+        // Re-created with its plan (atFrame 2, in the past now): both write n every frame again, holding a token each.
+        #expect(scene.target("f")?["n"] == 5)
+        #expect(scene.target("g")?["n"] == 5)
+        #expect(scheduler.outstandingTokenCount == 2)
+    }
+
+    @Test("restarts stop at maxRestarts: then the plugin's plan types fail")
+    func restartsAreCounted() throws {
+        let host = try host(["crash-on-create.json"], maxRestarts: 2)
+        let scheduler = Scheduler(scene: Scene(targets: ["a"]), registry: host)
+        var messages: [String] = []
+        for _ in 0..<4 {
+            do { try scheduler.commit(Transaction([.add(Plan(type: "CrashOnCreate"), target: "a")])) } catch { messages.append(error.message) }
+        }
+        #expect(messages.count == 4)
+        #expect(messages[0].contains("a new one was started (restart 1 of 2)"), "\(messages[0])")
+        #expect(messages[1].contains("a new one was started (restart 2 of 2)"), "\(messages[1])")
+        #expect(messages[2].contains("its plan types are not performed any more in this run"), "\(messages[2])")
+        #expect(messages[3].contains("its plan types are not performed any more in this run"))
+        #expect(host.takeFailures().map(\.isRestarted) == [true, true, false])
+    }
+}
+
 @Suite("An isolated TweenKit reads the properties its plans name from the values sent with them")
 struct IsolatedPropertyReadTests {
     func host() throws -> PluginHost {

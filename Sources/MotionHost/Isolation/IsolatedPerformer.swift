@@ -11,7 +11,14 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
     let plugin: IsolatedPlugin
     let context: HostContext
     let slot: UInt32
+    let className: String
     private var buffer: [UInt8] = []
+    /// The plans this performer holds, for a restarted sandbox (`"onCrash": "restart"`): plain plans in the order
+    /// they were added, and named plans by name, each replaced by a later add of its name and gone once removed.
+    private var plans: [(name: String?, plan: Plan)] = []
+    /// Whether `create_performer` succeeded (a proxy whose creation failed is deinitialized too, and must not ask
+    /// the sandbox to destroy a performer it never made).
+    private var isCreated = false
 
     /// Has the sandbox create the plugin's performer of `className` for the context's target (`create_performer`).
     /// - Throws: ``PluginError`` as ``EntryPerformer`` throws it, or `.sandboxFailed`.
@@ -19,6 +26,7 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         throws(PluginError)
     {
         self.plugin = plugin
+        self.className = className
         self.batchesFrames = batchesFrames
         let target = performerContext.target
         let context = HostContext(target: target, pluginDescription: plugin.name, logRoute: plugin.logRoute)
@@ -26,22 +34,28 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         context.tokenGenerator = performerContext.tokenGenerator
         self.context = context
         slot = plugin.register(context, description: "\(className)@\(target.id.name)")
-        var out = WireWriter()
-        out.u32(slot)
-        out.u32(plugin.sceneKey(for: target.scene))
-        out.string(className)
-        out.string(target.id.name)
-        var reply: WireReader
         plugin.slotBeingCreated = slot
         defer { plugin.slotBeingCreated = nil }
         do {
-            reply = try Self.request(plugin, .create, "create_performer", out)
+            try Self.create(plugin: plugin, slot: slot, className: className, context: context)
         } catch {
             context.retire()
             throw error
         }
+        isCreated = true
+        plugin.created(self)
+    }
+
+    /// `create_performer` in the sandbox.
+    private static func create(plugin: IsolatedPlugin, slot: UInt32, className: String, context: HostContext) throws(PluginError) {
+        let targetName = String(cString: context.targetName)
+        var out = WireWriter()
+        out.u32(slot)
+        out.u32(context.withScene { plugin.sceneKey(for: $0) })
+        out.string(className)
+        out.string(targetName)
+        var reply = try Self.request(plugin, .create, "create_performer", out)
         guard reply.bool() == true else {
-            context.retire()
             let status = reply.i32() ?? MOTION_ERR_INTERNAL
             let message = pluginMessage(reply.string() ?? "")
             if status == MOTION_ERR_UNKNOWN_CLASS {
@@ -54,8 +68,34 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         }
     }
 
+    /// Creates this performer again in a restarted sandbox and hands it its current plans, named plans by name.
+    /// A refusal now is logged; a crash is the new sandbox's failure (``IsolatedPlugin``).
+    func recreate() {
+        do {
+            try Self.create(plugin: plugin, slot: slot, className: className, context: context)
+            for (name, plan) in plans {
+                try plan.writeJSON(into: &buffer)
+                defer { buffer.removeAll(keepingCapacity: true) }
+                var out = WireWriter()
+                out.u32(slot)
+                if let name { out.string(name) }
+                buffer.withUnsafeBytes { out.data($0) }
+                prefetch(for: plan, into: &out)
+                try check(
+                    try request(name == nil ? .addPlan : .addNamedPlan, name == nil ? "add_plan" : "add_named_plan", out), "add_plan", plan.type)
+            }
+        } catch {
+            PluginLog.routing(plugin.logRoute) {
+                PluginLog.write(
+                    .warning,
+                    "\(plugin.name): after its sandbox was restarted, \(className)@\(String(cString: context.targetName)) could not be re-created with its plans: \(error)"
+                )
+            }
+        }
+    }
+
     deinit {
-        if plugin.failure == nil {
+        if isCreated, plugin.failure == nil {
             var out = WireWriter()
             out.u32(slot)
             _ = try? Self.request(plugin, .destroy, "destroy_performer", out)
@@ -74,6 +114,7 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         buffer.withUnsafeBytes { out.data($0) }
         prefetch(for: plan, into: &out)
         try check(try request(.addPlan, "add_plan", out), "add_plan", plan.type)
+        if plugin.settings.onCrash == .restart { plans.append((nil, plan)) }
     }
 
     func addPlan(_ plan: Plan, named name: String) throws {
@@ -85,6 +126,10 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         buffer.withUnsafeBytes { out.data($0) }
         prefetch(for: plan, into: &out)
         try check(try request(.addNamedPlan, "add_named_plan", out), "add_named_plan", plan.type)
+        if plugin.settings.onCrash == .restart {
+            plans.removeAll { $0.name == name }
+            plans.append((name, plan))
+        }
     }
 
     /// The target's current values of the properties the plan names (string fields such as a Tween's
@@ -114,6 +159,7 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         out.u32(slot)
         out.string(name)
         try check(try request(.removeNamedPlan, "remove_named_plan", out), "remove_named_plan", nil)
+        plans.removeAll { $0.name == name }
     }
 
     func update(frame: Frame) {

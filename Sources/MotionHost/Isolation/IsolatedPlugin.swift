@@ -83,8 +83,20 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     private let sharedContexts = ProcessLock<[HostContext]>([])
     /// `Class@target` by slot, for failure reports.
     private var performerNames: [String] = []
-    /// Set by the plugin threads' channel when the sandbox closed it (it died between the host's calls).
-    private let diedOnItsOwn = ProcessLock(false)
+    /// Set by the plugin threads' channel when the sandbox closed it (it died between the host's calls); a new one
+    /// for each sandbox.
+    private var diedOnItsOwn = ProcessLock(false)
+    /// The loader the sandboxes are started with (a restart starts another).
+    private let loader: LibraryLoader
+    /// The performers by slot, to re-create after a restart (``IsolatedPerformer/recreate()``).
+    private var performers: [WeakPerformer] = []
+    /// How many times a new sandbox was started (`"onCrash": "restart"`).
+    private(set) var restarts = 0
+
+    private final class WeakPerformer {
+        weak var performer: IsolatedPerformer?
+        init(_ performer: IsolatedPerformer?) { self.performer = performer }
+    }
     private var sceneKeys: [ObjectIdentifier: (scene: WeakScene, key: UInt32)] = [:]
     private var nextSceneKey: UInt32 = 0
     /// The failure that ended the sandbox, once there is one.
@@ -119,6 +131,7 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         self.timeout = timeout
         self.logRoute = PluginLogRoute(sink: logSink)
         self.name = "\(manifest.id) (\(manifest.url.relativePath))"
+        self.loader = loader
         try start(loader: loader)
     }
 
@@ -140,6 +153,7 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             throw PluginError(code: .loadFailed, message: "cannot start the plugin's sandbox: \(error)", for: manifest)
         }
         process = started
+        diedOnItsOwn = ProcessLock(false)
         startOtherThreadsChannel(started.otherThreads)
         var out = WireWriter()
         out.string(manifest.url.path)
@@ -201,10 +215,14 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     func register(_ context: HostContext, description: String) -> UInt32 {
         let slot = UInt32(contexts.count)
         contexts.append(context)
+        performers.append(WeakPerformer(nil))
         performerNames.append(description)
         sharedContexts.withLock { $0.append(context) }
         return slot
     }
+
+    /// Records the proxy of a created performer, for a restart to re-create it.
+    func created(_ performer: IsolatedPerformer) { performers[Int(performer.slot)].performer = performer }
 
     /// The sandbox's key for a scene: property ids are interned per scene, and the sandbox caches them per key.
     func sceneKey(for scene: Scene) -> UInt32 {
@@ -425,12 +443,51 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             let target = String(cString: context.targetName)
             if !targets.contains(target) { targets.append(target) }
         }
+        let restarting = settings.onCrash == .restart && restarts < settings.maxRestarts
         let failure = PluginFailure(
             pluginID: manifest.id, manifest: manifest.url, cause: cause, call: call, frame: lastFrame, performers: ended, targets: targets,
-            isRestarted: false)
-        self.failure = failure
+            isRestarted: restarting)
+        guard restarting else {
+            self.failure = failure
+            onFailure?(failure)
+            return error(for: failure)
+        }
         onFailure?(failure)
-        return error(for: failure)
+        let error = PluginError(
+            code: .sandboxFailed,
+            message:
+                "\(call.map { "in \($0)" } ?? "outside any call from the host")\(lastFrame.map { " at frame \($0)" } ?? ""), the plugin's sandbox \(cause); a new one was started (restart \(restarts + 1) of \(settings.maxRestarts))",
+            for: manifest)
+        restart()
+        return error
+    }
+
+    /// `"onCrash": "restart"`: a new sandbox loads the plugin again, and each performer that existed is created
+    /// again in it and handed its current plans (``IsolatedPerformer/recreate()``). A failure while doing so is
+    /// a failure of the new sandbox, restarted in turn until ``PluginIsolation/maxRestarts``.
+    private func restart() {
+        restarts += 1
+        do {
+            try start(loader: loader)
+        } catch {
+            if process != nil {
+                fail(.malformed("its restart: \(error.message)"), in: "motion_plugin_entry (in its new sandbox)")
+            } else {
+                let failure = PluginFailure(
+                    pluginID: manifest.id, manifest: manifest.url, cause: "could not be started again: \(error.message)", call: nil,
+                    frame: lastFrame, performers: [], targets: [], isRestarted: false)
+                self.failure = failure
+                onFailure?(failure)
+            }
+            return
+        }
+        let generation = restarts
+        for entry in performers {
+            guard let performer = entry.performer, performer.context.isLive else { continue }
+            performer.recreate()
+            // It failed again (and was restarted, or not): that restart re-created the rest.
+            if restarts != generation || failure != nil { return }
+        }
     }
 
     /// Finds a death between calls (reported by the plugin threads' channel) and contains it.

@@ -353,8 +353,15 @@ private final class Server: @unchecked Sendable {
 
     func create(_ input: inout WireReader) {
         guard let slot = input.u32(), let sceneKey = input.u32(), let className = input.string(), let targetName = input.string(),
-            Int(slot) == contexts.count, let plugin
+            Int(slot) >= contexts.count, let plugin
         else { quit("a malformed create request") }
+        // A restarted sandbox re-creates the performers that still exist, in order, under their old slots.
+        while contexts.count < Int(slot) {
+            let gone = SandboxContext(slot: UInt32(contexts.count), scene: SandboxScene(), targetName: "")
+            gone.live.store(false, ordering: .releasing)
+            contexts.append(gone)
+            performers.append(nil)
+        }
         let scene = scenes[sceneKey] ?? SandboxScene()
         scenes[sceneKey] = scene
         let context = SandboxContext(slot: slot, scene: scene, targetName: targetName)
