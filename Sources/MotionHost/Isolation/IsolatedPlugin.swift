@@ -1,4 +1,5 @@
 import CMotionABI
+import CMotionHostSupport
 import Foundation
 import MotionCore
 
@@ -153,8 +154,10 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             throw PluginError(code: .loadFailed, message: "cannot start the plugin's sandbox: \(error)", for: manifest)
         }
         process = started
-        diedOnItsOwn = ProcessLock(false)
-        startOtherThreadsChannel(started.otherThreads)
+        let died = ProcessLock(false)
+        diedOnItsOwn = died
+        started.requests.isPeerGone = { died.withLock { $0 } }
+        startOtherThreadsChannel(started.otherThreads, memory: started.memory)
         var out = WireWriter()
         out.string(manifest.url.path)
         let libraryPaths = loader.configuration.libraryPaths
@@ -201,9 +204,11 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         fail(.malformed("a reply to \(what)"), in: what)
     }
 
-    /// Ends the sandbox without a failure (its plugin is refused): it reads end of file and exits.
+    /// Ends the sandbox without a failure (the host is done with it, or refused its plugin). Its performers were
+    /// destroyed already (each proxy's deinit), so nothing of the plugin's is left to lose.
     private func shutDown() {
         guard let process else { return }
+        system_kill(process.pid)
         process.close()
         _ = system_waitForExit(process.pid)
         self.process = nil
@@ -243,7 +248,7 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         if let failure { throw error(for: failure) }
         guard let process else { throw fail(.closed, in: what) }
         do throws(ChannelFailure) {
-            try process.requests.send(kind, payload)
+            try process.requests.send(kind, payload, timeout: timeout)
             while true {
                 let message = try process.requests.receive(timeout: timeout)
                 try applyWrites(message.pendingWrites, memory: process.memory)
@@ -372,7 +377,7 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
 
     /// Serves the plugin's own threads: their thread-safe calls, on a thread of the host's, until the sandbox
     /// closes the channel (it ended).
-    private func startOtherThreadsChannel(_ channel: SandboxChannel) {
+    private func startOtherThreadsChannel(_ channel: SandboxChannel, memory: SandboxSharedMemory) {
         let shared = sharedContexts
         let died = diedOnItsOwn
         let thread = Thread {
@@ -391,6 +396,8 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
                 }
             }
             died.withLock { $0 = true }
+            // The scheduler's thread may be waiting for the sandbox's reply: end that wait now.
+            cmotionhost_ring_interrupt(memory.sandboxToHost)
             system_close(channel.fd)
         }
         thread.name = "motion sandbox \(manifest.id)"
@@ -546,7 +553,8 @@ final class SandboxProcess {
             executable, arguments: [pluginID], environment: environment.map { "\($0.key)=\($0.value)" },
             given: [requestsSandbox, otherSandbox, shared])
         requests = SandboxChannel(
-            fd: requestsHost, doorbells: (ring: memory.hostBell, watch: memory.sandboxBell), spinNanoseconds: SandboxSharedMemory.spinNanoseconds)
+            fd: requestsHost, rings: (send: memory.hostToSandbox, receive: memory.sandboxToHost), ringCapacity: SandboxSharedMemory.ringCapacity,
+            spinNanoseconds: SandboxSharedMemory.spinNanoseconds)
         otherThreads = SandboxChannel(fd: otherHost)
     }
 

@@ -108,7 +108,8 @@ private final class Server: @unchecked Sendable {
     init(memory: SandboxSharedMemory) {
         self.memory = memory
         requests = SandboxChannel(
-            fd: 3, doorbells: (ring: memory.sandboxBell, watch: memory.hostBell), spinNanoseconds: SandboxSharedMemory.spinNanoseconds)
+            fd: 3, rings: (send: memory.sandboxToHost, receive: memory.hostToSandbox), ringCapacity: SandboxSharedMemory.ringCapacity,
+            spinNanoseconds: SandboxSharedMemory.spinNanoseconds)
     }
 
     var isOnSchedulerThread: Bool { pthread_self() == schedulerThread }

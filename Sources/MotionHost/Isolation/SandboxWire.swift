@@ -101,14 +101,14 @@ enum ChannelFailure: Error, CustomStringConvertible {
 /// the host can hand the plugin threads' channel to the thread that serves it, and use it there alone.
 final class SandboxChannel: @unchecked Sendable {
     let fd: Int32
-    /// The doorbells of the request channel in shared memory (``SandboxSharedMemory``): the one this side rings
-    /// after each message it sends, and the one it watches, spinning up to ``spinNanoseconds`` before it blocks in a
-    /// read. A reply that comes within the spin costs no wake-up: about a microsecond instead of several, which is
-    /// what makes one request per plan fast. `nil` on the plugin threads' channel.
-    private let doorbells: (ring: UnsafeMutablePointer<UInt64>, watch: UnsafeMutablePointer<UInt64>)?
+    /// The request channel's two rings in shared memory (``SandboxSharedMemory``), when it goes through them instead
+    /// of the socket: the waiting side spins briefly, then sleeps on a futex the other side wakes, so a reply that
+    /// comes at once costs no system call. `nil` on the plugin threads' channel, which uses its socket.
+    private let rings: (send: OpaquePointer, receive: OpaquePointer)?
+    private let ringCapacity: Int
     private let spinNanoseconds: UInt64
-    /// Messages parsed so far (compared with the watched doorbell).
-    private var received: UInt64 = 0
+    /// Asked while a ring wait goes on: whether the other side is gone (then the wait ends as ``ChannelFailure/closed``).
+    var isPeerGone: (() -> Bool)?
     /// The longest payload accepted (a plan or an emission is at most 1 MiB of JSON; a margin on top).
     static let maximumPayload = 64 << 20
     /// Received bytes: `[start, end)` is not parsed yet.
@@ -118,22 +118,45 @@ final class SandboxChannel: @unchecked Sendable {
     private var end = 0
     private var output: [UInt8] = []
 
-    init(fd: Int32, doorbells: (ring: UnsafeMutablePointer<UInt64>, watch: UnsafeMutablePointer<UInt64>)? = nil, spinNanoseconds: UInt64 = 0) {
+    init(
+        fd: Int32, rings: (send: OpaquePointer, receive: OpaquePointer)? = nil,
+        ringCapacity: Int = 0, spinNanoseconds: UInt64 = 0
+    ) {
         self.fd = fd
-        self.doorbells = doorbells
+        self.rings = rings
+        self.ringCapacity = ringCapacity
         self.spinNanoseconds = spinNanoseconds
         input = .allocate(byteCount: capacity, alignment: 16)
     }
 
     deinit { input.deallocate() }
 
-    /// Sends one message.
-    func send(_ kind: SandboxMessageKind, pendingWrites: Int = 0, _ payload: WireWriter = WireWriter()) throws(ChannelFailure) {
+    /// How long one ring wait sleeps before it asks ``isPeerGone`` and the deadline again.
+    private static let sliceNanoseconds: UInt64 = 50_000_000
+
+    /// Sends one message, waiting at most `timeout` seconds for room in the ring (`nil`: no limit).
+    func send(_ kind: SandboxMessageKind, pendingWrites: Int = 0, _ payload: WireWriter = WireWriter(), timeout: Double? = nil)
+        throws(ChannelFailure)
+    {
         output.removeAll(keepingCapacity: true)
         for word in [kind.rawValue, UInt32(payload.bytes.count), UInt32(pendingWrites), 0] {
             withUnsafeBytes(of: word.littleEndian) { output.append(contentsOf: $0) }
         }
         output.append(contentsOf: payload.bytes)
+        if let rings {
+            let started = DispatchTime.now().uptimeNanoseconds
+            var written = 0
+            while written < output.count {
+                written += output.withUnsafeBytes { raw in
+                    cmotionhost_ring_write(
+                        rings.send, ringCapacity, raw.baseAddress! + written, raw.count - written, spinNanoseconds, Int64(Self.sliceNanoseconds))
+                }
+                guard written < output.count else { break }
+                if isPeerGone?() == true { throw .closed }
+                if let timeout, Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 >= timeout { throw .timedOut(seconds: timeout) }
+            }
+            return
+        }
         let failure: Errno? = output.withUnsafeBytes { raw in
             do throws(Errno) {
                 try system_sendAll(fd, raw.baseAddress!, count: raw.count)
@@ -141,7 +164,6 @@ final class SandboxChannel: @unchecked Sendable {
             } catch { return error }
         }
         if let failure { throw failure.rawValue == EPIPE || failure.rawValue == ECONNRESET ? .closed : .io(failure) }
-        if let doorbells { cmotionhost_doorbell_ring(doorbells.ring) }
     }
 
     /// Receives the next message, waiting at most `timeout` seconds for each part of it (`nil`: no limit).
@@ -152,7 +174,19 @@ final class SandboxChannel: @unchecked Sendable {
                 start = 0
                 end = 0
             }
-            if let doorbells { _ = cmotionhost_doorbell_wait(doorbells.watch, received, spinNanoseconds) }
+            if let rings {
+                let started = DispatchTime.now().uptimeNanoseconds
+                while true {
+                    let n = cmotionhost_ring_read(rings.receive, ringCapacity, input + end, capacity - end, spinNanoseconds, Self.sliceNanoseconds)
+                    if n > 0 {
+                        end += n
+                        break
+                    }
+                    if isPeerGone?() == true { throw .closed }
+                    if let timeout, Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 >= timeout { throw .timedOut(seconds: timeout) }
+                }
+                continue
+            }
             if let timeout {
                 let milliseconds = Int32(min(timeout * 1000, Double(Int32.max)).rounded(.up))
                 let isReadable: Bool
@@ -180,7 +214,6 @@ final class SandboxChannel: @unchecked Sendable {
                 let pending = Int(UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
                 let payload = Array(UnsafeRawBufferPointer(start: header + 16, count: length))
                 start += 16 + length
-                received &+= 1
                 return SandboxMessage(kind: kind, pendingWrites: pending, payload: WireReader(payload))
             }
             makeRoom(for: 16 + length)
@@ -214,23 +247,27 @@ final class SandboxChannel: @unchecked Sendable {
 /// The memory the host and a sandbox share (a `memfd` both map): the members of an `update_many` call, host to
 /// sandbox, and the plugin's queued property writes, sandbox to host.
 ///
-/// Layout: two doorbells of the request channel (host to sandbox, sandbox to host), each on a cache line of its own,
-/// then ``memberCapacity`` 32-bit performer slots, then ``writeCapacity`` records laid out as
+/// Layout: the request channel's two rings (host to sandbox, sandbox to host) of ``ringCapacity`` bytes each, then
+/// ``memberCapacity`` 32-bit performer slots, then ``writeCapacity`` records laid out as
 /// `motion_property_write` (48 bytes) whose `ctx` field holds the performer's slot + 1 instead of a pointer.
-struct SandboxSharedMemory {
+struct SandboxSharedMemory: @unchecked Sendable {
+    // @unchecked: a mapping shared with another process; who touches which part when is the protocol's rule (the
+    // rings are lock-free between their one producer and one consumer; the rest only during a request).
     static let memberCapacity = 1 << 18
     static let writeCapacity = 1 << 16
     static let writeStride = 48
-    static let headerSize = 128
+    static let ringCapacity = 4 << 20
+    static let ringSize = cmotionhost_ring_header_size() + ringCapacity
+    static let headerSize = 2 * ringSize
     static let size = headerSize + memberCapacity * 4 + writeCapacity * writeStride
-    /// How long a side spins for the other's message before it blocks in a read.
+    /// How long a side spins (pause, then yield) for the other's message before it sleeps on the futex.
     static let spinNanoseconds: UInt64 = 50_000
 
     let base: UnsafeMutableRawPointer
-    /// Rung by the host after each request or reply it sends the sandbox.
-    var hostBell: UnsafeMutablePointer<UInt64> { base.assumingMemoryBound(to: UInt64.self) }
-    /// Rung by the sandbox after each of its messages to the host.
-    var sandboxBell: UnsafeMutablePointer<UInt64> { (base + 64).assumingMemoryBound(to: UInt64.self) }
+    /// The host's requests and replies to the sandbox.
+    var hostToSandbox: OpaquePointer { OpaquePointer(base) }
+    /// The sandbox's messages to the host.
+    var sandboxToHost: OpaquePointer { OpaquePointer(base + Self.ringSize) }
     var members: UnsafeMutablePointer<UInt32> { (base + Self.headerSize).assumingMemoryBound(to: UInt32.self) }
     var writes: UnsafeMutableRawPointer { base + Self.headerSize + Self.memberCapacity * 4 }
 }
