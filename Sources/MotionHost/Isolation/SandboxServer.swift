@@ -7,9 +7,10 @@ import Synchronization
 
 /// The sandbox side of an isolated plugin: the `motion-sandbox` process, one per isolated plugin.
 ///
-/// It is started by the host (``IsolatedPlugin``) with descriptor 3 its request channel (the host's calls and
-/// the plugin's calls made on the thread that serves them), 4 the channel of the plugin's own threads, and 5 the
-/// shared memory (``SandboxSharedMemory``). It closes every other descriptor, waits for the `load` request,
+/// It is started by the host (``IsolatedPlugin``) with descriptor 5 the shared memory (``SandboxSharedMemory``),
+/// whose rings carry its request channel (the host's calls, and the plugin's calls made on the thread that serves
+/// them), 4 the socket of the plugin's own threads' channel (whose end of file also says the host is gone), and 3 a
+/// socket kept for the request channel's descriptor layout (no data crosses it). It closes every other descriptor, waits for the `load` request,
 /// confines itself (``SandboxConfinement``: the memory limit, `PR_SET_NO_NEW_PRIVS`, a seccomp filter), then
 /// loads the library exactly as the host would (``LibraryLoader``: the trust checks and the sealed copy), calls
 /// its entry and checks it (``EntryRegistry``, ``EntryPlugin``), and from then on calls the plugin as the

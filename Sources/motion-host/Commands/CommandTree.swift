@@ -58,7 +58,7 @@ enum CommandTree {
         name: "serve",
         abstract: "Run a scene in real time until stopped, with HTTP and WebSocket endpoints and a live view.",
         discussion:
-            "Commits the scene's transactions at their real times, then stays up for what comes over the wire: POST /transactions, GET /state, GET /timeline (WebSocket), POST /shutdown, POST /sensorlogger, and the live view at GET /. The first line on standard error is 'listening on http://HOST:PORT'. SIGINT, SIGTERM or POST /shutdown stop it at a frame boundary (summary written, exit 0). Only loopback unless --listen says otherwise; any other address needs --token.",
+            "Commits the scene's transactions at their real times, then stays up for what comes over the wire: POST /transactions, GET /state, GET /timeline (WebSocket), POST /shutdown, POST /sensorlogger, and the live view at GET /. The first line on standard error is 'listening on http://HOST:PORT'. SIGINT, SIGTERM or POST /shutdown stop it at a frame boundary (summary written, exit 0). Only loopback unless --listen says otherwise; any other address needs --token. Exit status 2 when an isolated plugin failed while it ran (its error lines and the summary say which).",
         arguments: [ArgumentSpec(name: "scene", help: "The scene file (JSON, sceneVersion 1).")],
         options: [
             .option(
