@@ -191,14 +191,11 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         try Self.request(plugin, kind, what, out)
     }
 
-    /// A request under the plugin's log route, as every in-process call into a plugin is made.
+    /// A request to the plugin's sandbox (under the plugin's log route, as every call into a plugin is made).
     private static func request(_ plugin: IsolatedPlugin, _ kind: SandboxMessageKind, _ what: String, _ out: WireWriter) throws(PluginError)
         -> WireReader
     {
-        let result: Result<WireReader, PluginError> = PluginLog.routing(plugin.logRoute) {
-            do throws(PluginError) { return .success(try plugin.call(kind, what, out)) } catch { return .failure(error) }
-        }
-        return try result.get()
+        try plugin.call(kind, what, out)
     }
 
     private func check(_ reply: WireReader, _ call: String, _ planType: String?) throws(PluginError) {

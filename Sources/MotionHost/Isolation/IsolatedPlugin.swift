@@ -244,6 +244,14 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     /// - Parameter what: The plugin call, for a failure report.
     /// - Throws: ``PluginError`` `.sandboxFailed` when the sandbox has failed, now or earlier.
     func call(_ kind: SandboxMessageKind, _ what: String, _ payload: WireWriter = WireWriter()) throws(PluginError) -> WireReader {
+        // The lines the plugin logs meanwhile go where this plugin's host sends its lines, as in process.
+        let result: Result<WireReader, PluginError> = PluginLog.routing(logRoute) {
+            do throws(PluginError) { return .success(try unroutedCall(kind, what, payload)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    private func unroutedCall(_ kind: SandboxMessageKind, _ what: String, _ payload: WireWriter) throws(PluginError) -> WireReader {
         if failure == nil, diedOnItsOwn.withLock({ $0 }) { _ = fail(.closed, in: nil) }
         if let failure { throw error(for: failure) }
         guard let process else { throw fail(.closed, in: what) }
@@ -549,6 +557,13 @@ final class SandboxProcess {
         // would refuse to start swift-backtrace anyway), and the host reports the signal.
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
+        // Under a sanitizer (the host's own build, .ci/tsan), a crash must still end the sandbox with its signal:
+        // the sanitizer's handlers would report it and die otherwise (they start a symbolizer, which the filter
+        // refuses).
+        for name in ["TSAN_OPTIONS", "ASAN_OPTIONS"] {
+            let signals = "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigill=0:handle_sigfpe=0"
+            environment[name] = environment[name].map { "\($0):\(signals)" } ?? signals
+        }
         pid = try system_spawn(
             executable, arguments: [pluginID], environment: environment.map { "\($0.key)=\($0.value)" },
             given: [requestsSandbox, otherSandbox, shared])

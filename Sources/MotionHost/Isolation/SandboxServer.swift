@@ -250,11 +250,13 @@ private final class Server: @unchecked Sendable {
             let status = name.withCString { plugin!.table.pointee.remove_named_plan(performer, $0, &error) }
             replyStatus(status, error)
         case .destroy:
-            guard let slot = input.u32() else { quit("a malformed destroy request") }
-            let performer = performer(slot)
-            plugin!.table.pointee.destroy_performer(performer)
-            performers[Int(slot)] = nil
-            contexts[Int(slot)].live.store(false, ordering: .releasing)
+            guard let slot = input.u32(), Int(slot) < performers.count else { quit("a malformed destroy request") }
+            // A performer a restarted sandbox could not make again has nothing to destroy.
+            if let performer = performers[Int(slot)] {
+                plugin!.table.pointee.destroy_performer(performer)
+                performers[Int(slot)] = nil
+                contexts[Int(slot)].live.store(false, ordering: .releasing)
+            }
             send(.reply)
         case .updateMany:
             guard let index = input.u64(), let time = input.f64(), let delta = input.f64(), let count = input.u32(),
