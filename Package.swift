@@ -192,6 +192,8 @@ let package = Package(
 
         // The live host's goals over real loopback sockets against the release motion-host (prints a table).
         .executableTarget(name: "serve-benchmark", dependencies: ["LoopbackTesting"], path: "Benchmarks/ServeBenchmark"),
+        // Hot reload (issue 14): from a rebuilt library renamed into place to its reload line (prints a table).
+        .executableTarget(name: "reload-benchmark", path: "Benchmarks/ReloadBenchmark"),
 
         // MARK: CLI
         .executableTarget(

@@ -2,60 +2,59 @@ import MotionAnimation
 import MotionCore
 
 /// The `Tween` performer of TweenKit (Plugins/TweenKit/TweenPerformer.swift) as a MotionCore performer
-/// compiled into the host: the same frame arithmetic (MotionAnimation's `TweenAnimation`, which TweenKit's
+/// compiled into the host: the same frame arithmetic (MotionAnimation's `TweenAnimations`, which TweenKit's
 /// performer uses too), fields, timing curves and token handling, so the benchmark compares the plugin
-/// boundary and nothing else. Only reading the plan, the property and the token is written here.
+/// boundary and nothing else. Only reading the plan, the property and the token is written here: each
+/// tween's key is its property's slot, resolved when the plan arrives.
 final class InProcessTweenPerformer: FrameUpdating {
-    private struct Animation {
-        let property: PropertyID
-        var tween: TweenAnimation
-    }
-
     private let target: Target
-    private var animations: [Animation] = []
+    private let scene: Scene
+    private let animations = TweenAnimations()
     private var generator: IsActiveTokenGenerator?
     private var token: IsActiveToken?
 
-    init(target: Target) { self.target = target }
+    init(target: Target) {
+        self.target = target
+        self.scene = target.scene
+    }
 
     func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { self.generator = generator }
 
     func addPlan(_ plan: Plan) throws {
-        guard let property = plan["property"]?.string, let to = plan["to"]?.array?.compactMap(\.number), !to.isEmpty else {
-            throw BenchmarkError("Tween needs \"property\" and \"to\"")
+        guard let property = plan["property"]?.string, let to = plan["to"]?.array?.compactMap(\.number), (1...4).contains(to.count)
+        else {
+            throw BenchmarkError("Tween needs \"property\" and \"to\" (1 to 4 numbers)")
         }
+        let from = plan["from"]?.array?.compactMap(\.number)
+        guard from == nil || from?.count == to.count else { throw BenchmarkError("Tween's \"from\" must match \"to\"") }
         let curve = try TimingCurve(named: plan["timing"]?.string ?? "easeInOut")
-        let id = target.scene.propertyID(property)
-        animations.removeAll { $0.property == id }
-        let tween = TweenAnimation(
-            curve: curve, from: plan["from"]?.array?.compactMap(\.number), to: to, duration: plan["duration"]?.number ?? 0.3,
+        let slot = target.slot(for: target.scene.propertyID(property))
+        animations.add(
+            key: Int64(slot.rawValue), curve: curve, from: from, to: to, duration: plan["duration"]?.number ?? 0.3,
             delay: plan["delay"]?.number ?? 0)
-        animations.append(Animation(property: id, tween: tween))
         if token == nil { token = generator?.generate() }
     }
 
     func update(frame: Frame) {
-        // As TweenKit's performer: the frame works on a local array (two checked accesses per frame).
-        var running: [Animation] = []
-        swap(&running, &animations)
-        var index = 0
-        while index < running.count {
-            if step(&running[index], at: frame.time) { running.remove(at: index) } else { index += 1 }
+        let (target, scene) = (self.target, self.scene)
+        animations.advance(to: frame.time) { key in
+            target.value(at: PropertySlot(rawValue: Int32(truncatingIfNeeded: key)))?.components
+        } write: { key, value in
+            if value.count == 1 {
+                // Through the scene (shared by every performer, so in cache), not the target: one object fewer
+                // read per performer per frame. The slot came from this performer's target.
+                scene.setScalar(value.c0, at: PropertySlot(rawValue: Int32(truncatingIfNeeded: key)))
+            } else {
+                var vector = PropertyValue(value.c0)
+                for i in 1..<value.count { vector[i] = value[i] }
+                target.setValue(vector, at: PropertySlot(rawValue: Int32(truncatingIfNeeded: key)))
+            }
+            return true
         }
-        let isDone = running.isEmpty
-        swap(&running, &animations)
-        if isDone, let held = token {
+        if animations.isEmpty, let held = token {
             token = nil
             try? held.terminate()
         }
-    }
-
-    private func step(_ animation: inout Animation, at time: Double) -> Bool {
-        let property = animation.property
-        let step = animation.tween.advance(to: time) { target[property]?.components }
-        if step == .waiting { return false }
-        target.setValue(PropertyValue(animation.tween.values), for: property)
-        return step == .finished
     }
 }
 

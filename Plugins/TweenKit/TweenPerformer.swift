@@ -3,18 +3,22 @@ import MotionPluginKit
 
 /// Performs `Tween`s: any number of properties of one target at once, one tween per property (a new
 /// tween on a property replaces the running one). Holds one is-active token while any tween runs.
+///
+/// The tweens themselves are values in MotionAnimation's `TweenAnimations` (the frame arithmetic the
+/// benchmark's in-process Tween shares), keyed by the property's slot and id (``key(_:)``), so a frame
+/// writes through the slot with no lookup; what the frame does not need (the property's name for messages,
+/// the plan's name) waits in `plans`.
 final class TweenPerformer: SinglePlanPerformer, FrameUpdating {
-    /// A running tween (its frame arithmetic is MotionAnimation's, shared with the benchmark's in-process
-    /// Tween) and the property it writes.
-    private struct Animation {
+    /// What a running tween's messages and named removal need, by the tween's key.
+    private struct PlanInfo {
+        let key: Int64
         let propertyName: String
-        let property: PropertyID
-        var tween: TweenAnimation
-        var name: String?
+        let name: String?
     }
 
     private let context: PerformerContext
-    private var animations: [Animation] = []
+    private let animations = TweenAnimations()
+    private var plans: [PlanInfo] = []
     private var token = ActivityToken()
 
     init(context: PerformerContext) {
@@ -26,7 +30,10 @@ final class TweenPerformer: SinglePlanPerformer, FrameUpdating {
     }
 
     func removePlan(named name: String) throws {
-        animations.removeAll { $0.name == name }
+        let keys = plans.filter { $0.name == name }.map(\.key)
+        guard !keys.isEmpty else { return }
+        animations.removeAll { keys.contains($0) }
+        forgetFinishedPlans()
         if animations.isEmpty { token.release(context) }
     }
 
@@ -39,55 +46,66 @@ final class TweenPerformer: SinglePlanPerformer, FrameUpdating {
                 field: "to",
                 "has \(tween.to.count) components but \(tween.property) has \(current.count). To fix, give it \(current.count)")
         }
-        animations.removeAll { $0.property == property }
-        animations.append(
-            Animation(
-                propertyName: tween.property, property: property,
-                tween: TweenAnimation(
-                    curve: curve, from: tween.from, to: tween.to, duration: tween.duration, delay: tween.delay),
-                name: name))
+        let key = Self.key(try context.slot(for: property))
+        animations.add(key: key, curve: curve, from: tween.from, to: tween.to, duration: tween.duration, delay: tween.delay)
+        plans.removeAll { $0.key == key }
+        plans.append(PlanInfo(key: key, propertyName: tween.property, name: name))
         token.hold(context)
     }
 
     func update(frame: Frame) {
-        // The frame works on a local array: the stored property is accessed twice per frame (to take the
-        // animations out and to put them back), not once per animation, and needs no
-        // `@exclusivity(unchecked)`. (Nothing in the loop calls back into this performer.)
-        var running: [Animation] = []
-        swap(&running, &animations)
-        var index = 0
-        while index < running.count {
-            if step(&running[index], at: frame.time) {
-                running.remove(at: index)
-            } else {
-                index += 1
+        let running = animations.count
+        let context = self.context
+        animations.advance(to: frame.time) { key in
+            self.startValue(key)
+        } write: { key, value in
+            do {
+                if value.count == 1 {
+                    try context.setValue(value.c0, at: Self.slot(key))
+                } else {
+                    try context.setValue(value.array, at: Self.slot(key))
+                }
+                return true
+            } catch {
+                self.writeFailed(key, error)
+                return false
             }
         }
-        let isDone = running.isEmpty
-        swap(&running, &animations)
-        if isDone { token.release(context) }
+        if animations.count < running { forgetFinishedPlans() }
+        if animations.isEmpty { token.release(context) }
     }
 
-    /// Advances one animation to `time` and writes its value; returns whether it has finished.
-    private func step(_ animation: inout Animation, at time: Double) -> Bool {
-        let (property, name, count) = (animation.property, animation.propertyName, animation.tween.to.count)
-        let step = animation.tween.advance(to: time) {
-            // Start from the property's value when the tween starts (after its delay).
-            let current = try? context.value(of: property)
-            if let current, current.count != count {
-                context.log(
-                    .warning,
-                    "Tween on \(name): the property has \(current.count) components, \"to\" has \(count); jumping to \"to\".")
-            }
-            return current
+    /// The property's value when a tween without `from` starts (after its delay).
+    private func startValue(_ key: Int64) -> [Double]? {
+        let current = try? context.value(of: Self.slot(key).property)
+        if let current, let info = plans.first(where: { $0.key == key }),
+            let count = animations.componentCount(key: key), current.count != count
+        {
+            context.log(
+                .warning,
+                "Tween on \(info.propertyName): the property has \(current.count) components, \"to\" has \(count); jumping to \"to\".")
         }
-        if step == .waiting { return false }
-        do {
-            try context.setValue(animation.tween.values, of: animation.property)
-        } catch {
-            context.log(.error, "Tween on \(animation.propertyName) stopped: \(error)")
-            return true
-        }
-        return step == .finished
+        return current
+    }
+
+    /// Logs a write the host refused (the tween stops).
+    private func writeFailed(_ key: Int64, _ error: any Error) {
+        let name = plans.first { $0.key == key }?.propertyName ?? "property \(Self.slot(key).property.rawValue)"
+        context.log(.error, "Tween on \(name) stopped: \(error)")
+    }
+
+    /// A tween's key: its property's slot (-1 from a host without slots) and id, in one number.
+    private static func key(_ slot: PropertySlot) -> Int64 {
+        Int64(slot.rawValue) << 32 | Int64(UInt32(bitPattern: slot.property.rawValue))
+    }
+
+    private static func slot(_ key: Int64) -> PropertySlot {
+        PropertySlot(
+            rawValue: Int32(truncatingIfNeeded: key >> 32), property: PropertyID(rawValue: Int32(truncatingIfNeeded: key)))
+    }
+
+    private func forgetFinishedPlans() {
+        let running = Set(animations.keys)
+        plans.removeAll { !running.contains($0.key) }
     }
 }

@@ -6,6 +6,9 @@
 
 #include <libwebsockets.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 /// The bytes `lws_write` needs free before a buffer it writes (`LWS_PRE`).
 static inline size_t CLibWebSockets_pre(void) { return LWS_PRE; }
@@ -41,6 +44,14 @@ static inline int CLibWebSockets_write_http_response(struct lws *wsi, unsigned i
 /// @return 0 when written (or buffered by lws); -1 when the connection must close.
 static inline int CLibWebSockets_write_text(struct lws *wsi, unsigned char *text, size_t length) {
     return lws_write(wsi, text, length, LWS_WRITE_TEXT) < (int)length ? -1 : 0;
+}
+
+/// Sets or clears TCP_CORK on a connection's socket (`setsockopt`): while set, the kernel holds partial
+/// segments, so a run of small WebSocket messages written one `lws_write` each goes out in full segments;
+/// clearing it sends what is held.
+static inline void CLibWebSockets_set_cork(struct lws *wsi, int on) {
+    int fd = lws_get_socket_fd(wsi);
+    if (fd >= 0) setsockopt(fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on);
 }
 
 #endif

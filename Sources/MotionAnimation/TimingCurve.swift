@@ -14,8 +14,9 @@ public struct CubicBezier: Hashable, Sendable, CustomStringConvertible {
     /// Second control point, y (any finite value).
     public let y2: Double
 
-    // Polynomial coefficients: x(t) = ((ax t + bx) t + cx) t, and likewise for y.
-    private let ax, bx, cx, ay, by, cy: Double
+    // Polynomial coefficients: x(t) = ((ax t + bx) t + cx) t, and likewise for y. (`@usableFromInline` so
+    // that a tween's frame evaluates the curve inlined, with no copy of it and no call.)
+    @usableFromInline let ax, bx, cx, ay, by, cy: Double
 
     /// Creates a cubic-Bézier timing curve.
     /// - Parameters:
@@ -74,10 +75,16 @@ public struct CubicBezier: Hashable, Sendable, CustomStringConvertible {
     /// Material Design's sharp curve: (0.4, 0, 0.6, 1).
     public static let materialSharp = CubicBezier(unchecked: 0.4, 0, 0.6, 1)
 
+    /// Every preset above, in the order they are declared (a tween stores a curve as its index here).
+    public static let presets: [CubicBezier] = [
+        .easeIn, .easeOut, .easeInOut, .materialStandard, .materialDeceleration, .materialAcceleration, .materialSharp,
+    ]
+
     /// The eased progress for a progress in time.
     /// - Parameter progress: fraction of the duration elapsed; clamped to [0, 1] (NaN counts as 0).
     /// - Returns: the fraction of the change to apply: 0 at 0 and 1 at 1, possibly outside [0, 1] in between
     ///   when a control point's y is.
+    @inlinable
     public func value(at progress: Double) -> Double {
         guard progress > 0 else { return 0 }
         guard progress < 1 else { return 1 }
@@ -87,11 +94,12 @@ public struct CubicBezier: Hashable, Sendable, CustomStringConvertible {
     /// `"cubicBezier(x1, y1, x2, y2)"`.
     public var description: String { "cubicBezier(\(x1), \(y1), \(x2), \(y2))" }
 
-    private func sampleX(_ t: Double) -> Double { ((ax * t + bx) * t + cx) * t }
-    private func sampleY(_ t: Double) -> Double { ((ay * t + by) * t + cy) * t }
-    private func sampleDerivativeX(_ t: Double) -> Double { (3 * ax * t + 2 * bx) * t + cx }
+    @inlinable func sampleX(_ t: Double) -> Double { ((ax * t + bx) * t + cx) * t }
+    @inlinable func sampleY(_ t: Double) -> Double { ((ay * t + by) * t + cy) * t }
+    @inlinable func sampleDerivativeX(_ t: Double) -> Double { (3 * ax * t + 2 * bx) * t + cx }
 
     /// Solves x(t) = x for t in [0, 1]. x(t) is monotonic because x1, x2 are in [0, 1].
+    @inlinable @inline(__always)
     func solveT(forX x: Double) -> Double {
         let epsilon = 1e-9
         // Newton's method from t = x: fast where the slope is not flat.

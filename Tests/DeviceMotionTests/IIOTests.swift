@@ -133,5 +133,7 @@ struct IIOTests {
             try IIOSensorReader(root: URL(fileURLWithPath: "/nonexistent/iio"))
         }
         #expect(missing.code == .noDevices)
+        #expect(missing.message.hasPrefix("no such folder: the kernel shows no IIO sensors here. To fix, "))
+        #expect(missing.underlying == nil)
     }
 }

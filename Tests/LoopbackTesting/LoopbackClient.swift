@@ -47,17 +47,28 @@ public final class LoopbackClient: @unchecked Sendable {
 
     public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
+    /// Bytes read and not yet consumed: `buffer[head...]`. Consumed bytes are dropped when more are read, not
+    /// per message (dropping them per message moved the rest of a 64 KiB read for every small message).
     private var buffer: [UInt8] = []
+    private var head = 0
 
     /// Reads more bytes into the buffer; `false` at end of stream.
     private func fill() throws -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if head > 0 {
+            buffer.removeSubrange(..<head)
+            head = 0
+        }
+        let old = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: 65536))
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + old, 65536, 0) }
+        buffer.removeLast(65536 - max(n, 0))
         if n < 0 { throw ClientError("read timed out or failed: \(String(cString: strerror(errno)))") }
         if n == 0 { return false }
-        buffer.append(contentsOf: chunk[..<n])
         return true
     }
+
+    /// How many unconsumed bytes there are.
+    private var available: Int { buffer.count - head }
 
     /// Whether the server closed the connection (reads until end of stream, a reset, or the time-out).
     public func isClosedByServer() -> Bool {
@@ -74,8 +85,8 @@ public final class LoopbackClient: @unchecked Sendable {
     public func readResponse() throws -> HTTPResponse {
         while true {
             if let end = find([13, 10, 13, 10]) {
-                let head = String(decoding: buffer[..<end], as: UTF8.self)
-                let lines = head.components(separatedBy: "\r\n")
+                let start = head
+                let lines = String(decoding: buffer[start..<end], as: UTF8.self).components(separatedBy: "\r\n")
                 let statusParts = lines[0].split(separator: " ")
                 guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
                     throw ClientError("bad status line: \(lines[0])")
@@ -86,20 +97,22 @@ public final class LoopbackClient: @unchecked Sendable {
                     headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
                 }
                 let length = Int(headers["content-length"] ?? "0") ?? 0
-                while buffer.count < end + 4 + length {
+                let bodyStart = end + 4 - start
+                while available < bodyStart + length {
                     guard try fill() else { throw ClientError("connection closed inside a body") }
                 }
-                let body = Array(buffer[(end + 4)..<(end + 4 + length)])
-                buffer.removeSubrange(..<(end + 4 + length))
+                let body = Array(buffer[(head + bodyStart)..<(head + bodyStart + length)])
+                head += bodyStart + length
                 return HTTPResponse(status: status, headers: headers, body: body)
             }
             guard try fill() else { throw ClientError("connection closed before a response") }
         }
     }
 
+    /// The index in `buffer` of the first `pattern` after `head`.
     private func find(_ pattern: [UInt8]) -> Int? {
-        guard buffer.count >= pattern.count else { return nil }
-        for i in 0...(buffer.count - pattern.count) where buffer[i..<(i + pattern.count)].elementsEqual(pattern) {
+        guard available >= pattern.count else { return nil }
+        for i in head...(buffer.count - pattern.count) where buffer[i..<(i + pattern.count)].elementsEqual(pattern) {
             return i
         }
         return nil
@@ -156,22 +169,22 @@ public final class LoopbackClient: @unchecked Sendable {
     /// Reads the next text or close message (answering nothing; pings are skipped).
     public func readMessage() throws -> Message {
         while true {
-            while buffer.count < 2 { guard try fill() else { throw ClientError("closed without a close frame") } }
-            let opcode = buffer[0] & 0x0F
-            var length = Int(buffer[1] & 0x7F)
+            while available < 2 { guard try fill() else { throw ClientError("closed without a close frame") } }
+            let opcode = buffer[head] & 0x0F
+            var length = Int(buffer[head + 1] & 0x7F)
             var offset = 2
             if length == 126 {
-                while buffer.count < 4 { guard try fill() else { throw ClientError("closed mid-frame") } }
-                length = Int(buffer[2]) << 8 | Int(buffer[3])
+                while available < 4 { guard try fill() else { throw ClientError("closed mid-frame") } }
+                length = Int(buffer[head + 2]) << 8 | Int(buffer[head + 3])
                 offset = 4
             } else if length == 127 {
-                while buffer.count < 10 { guard try fill() else { throw ClientError("closed mid-frame") } }
-                length = (2..<10).reduce(0) { $0 << 8 | Int(buffer[$1]) }
+                while available < 10 { guard try fill() else { throw ClientError("closed mid-frame") } }
+                length = (2..<10).reduce(0) { $0 << 8 | Int(buffer[head + $1]) }
                 offset = 10
             }
-            while buffer.count < offset + length { guard try fill() else { throw ClientError("closed mid-frame") } }
-            let payload = Array(buffer[offset..<(offset + length)])
-            buffer.removeSubrange(..<(offset + length))
+            while available < offset + length { guard try fill() else { throw ClientError("closed mid-frame") } }
+            let payload = Array(buffer[(head + offset)..<(head + offset + length)])
+            head += offset + length
             switch opcode {
             case 1: return .text(String(decoding: payload, as: UTF8.self))
             case 8:

@@ -3,33 +3,93 @@ import Testing
 
 /// The Tween frame arithmetic that TweenKit's performer and the benchmark's in-process Tween share.
 @Suite struct TweenAnimationTests {
-    @Test func aDelayedLinearTweenStartsFromTheValueWhenItsDelayEnds() {
-        var tween = TweenAnimation(curve: .linear, from: nil, to: [10, 20], duration: 1, delay: 0.5)
-        var reads = 0
-        let current: () -> [Double]? = {
-            reads += 1
-            return [0, 10]
+    /// One frame of `tweens`: what it wrote, by key.
+    private func frame(_ tweens: TweenAnimations, at time: Double, current: (Int64) -> [Double]? = { _ in nil }) -> [Int64: [Double]] {
+        var written: [Int64: [Double]] = [:]
+        tweens.advance(to: time, currentValue: current) { key, value in
+            written[key] = value.array
+            return true
         }
-        #expect(tween.advance(to: 2, currentValue: current) == .waiting)  // the first frame fixes the start
-        #expect(tween.advance(to: 2.25, currentValue: current) == .waiting)
-        #expect(reads == 0 && tween.from == nil)
-        #expect(tween.advance(to: 2.5, currentValue: current) == .running)
-        #expect(tween.from == [0, 10] && tween.values == [0, 10])
-        #expect(tween.advance(to: 3, currentValue: current) == .running)
-        #expect(tween.values == [5, 15])
-        #expect(tween.advance(to: 3.5, currentValue: current) == .finished)
-        #expect(tween.values == [10, 20] && reads == 1)
+        return written
+    }
+
+    @Test func aDelayedLinearTweenStartsFromTheValueWhenItsDelayEnds() {
+        let tweens = TweenAnimations()
+        tweens.add(key: 3, curve: .linear, from: nil, to: [10, 20], duration: 1, delay: 0.5)
+        var reads = 0
+        let current: (Int64) -> [Double]? = { key in
+            reads += 1
+            return key == 3 ? [0, 10] : nil
+        }
+        #expect(frame(tweens, at: 2, current: current).isEmpty)  // the first frame fixes the start
+        #expect(frame(tweens, at: 2.25, current: current).isEmpty)
+        #expect(reads == 0)
+        #expect(frame(tweens, at: 2.5, current: current) == [3: [0, 10]])
+        #expect(frame(tweens, at: 3, current: current) == [3: [5, 15]])
+        #expect(frame(tweens, at: 3.5, current: current) == [3: [10, 20]])
+        #expect(reads == 1 && tweens.isEmpty)
     }
 
     @Test func aCurrentValueOfAnotherShapeJumpsToTheEnd() {
-        var tween = TweenAnimation(curve: .linear, from: nil, to: [1], duration: 1, delay: 0)
-        #expect(tween.advance(to: 0, currentValue: { [3, 4] }) == .running)
-        #expect(tween.from == [1] && tween.values == [1])
+        let tweens = TweenAnimations()
+        tweens.add(key: 0, curve: .linear, from: nil, to: [1], duration: 1, delay: 0)
+        #expect(frame(tweens, at: 0, current: { _ in [3, 4] }) == [0: [1]])
+        #expect(tweens.count == 1)
     }
 
     @Test func aZeroDurationTweenFinishesOnItsFirstFrameAtItsEnd() {
-        var tween = TweenAnimation(curve: .linear, from: [0], to: [7], duration: 0, delay: 0)
-        #expect(tween.advance(to: 4, currentValue: { nil }) == .finished)
-        #expect(tween.values == [7])
+        let tweens = TweenAnimations()
+        tweens.add(key: 0, curve: .linear, from: [0], to: [7], duration: 0, delay: 0)
+        #expect(frame(tweens, at: 4) == [0: [7]])
+        #expect(tweens.isEmpty)
+    }
+
+    @Test func aNewTweenOnAKeyReplacesTheRunningOneAndFinishedOnesLeaveTheOthersInOrder() {
+        let tweens = TweenAnimations()
+        tweens.add(key: 1, curve: .easeInOut, from: [0], to: [1], duration: 10, delay: 0)
+        tweens.add(key: 2, curve: .linear, from: [0], to: [1], duration: 0.5, delay: 0)
+        tweens.add(key: 3, curve: .cubicBezier(try! CubicBezier(x1: 0.3, y1: 1.4, x2: 0.6, y2: 1)), from: [0], to: [1], duration: 2, delay: 0)
+        tweens.add(key: 1, curve: .linear, from: [5], to: [6], duration: 1, delay: 0)
+        #expect(tweens.keys == [2, 3, 1])
+        _ = frame(tweens, at: 0)
+        let half = frame(tweens, at: 0.5)
+        #expect(half[2] == [1] && half[1] == [5.5])
+        // The custom curve overshoots: its value passes 1 before the end.
+        let custom = try! CubicBezier(x1: 0.3, y1: 1.4, x2: 0.6, y2: 1)
+        #expect(half[3] == [custom.value(at: 0.25)])
+        #expect(tweens.keys == [3, 1])
+        tweens.remove(key: 3)
+        #expect(tweens.keys == [1])
+    }
+
+    @Test(arguments: [TimingCurve.linear, .easeIn, .easeOut, .easeInOut])
+    func everyFrameIsTheCurvesValueBitForBit(curve: TimingCurve) {
+        let tweens = TweenAnimations()
+        tweens.add(key: 0, curve: curve, from: [-3], to: [997], duration: 0.4, delay: 0.05)
+        var time = 0.0
+        _ = frame(tweens, at: time)
+        while !tweens.isEmpty {
+            time += 1.0 / 60
+            let elapsed = time - 0.05
+            guard let written = frame(tweens, at: time)[0]?.first else {
+                #expect(elapsed < 0)
+                continue
+            }
+            let expected = interpolate(from: -3, to: 997, fraction: curve.value(at: elapsed / 0.4))
+            #expect(written.bitPattern == expected.bitPattern, "at \(time)")
+        }
+    }
+
+    @Test func aWriteThatFailsStopsItsTweenOnly() {
+        let tweens = TweenAnimations()
+        tweens.add(key: 1, curve: .linear, from: [0], to: [1], duration: 1, delay: 0)
+        tweens.add(key: 2, curve: .linear, from: [0], to: [1], duration: 1, delay: 0)
+        var writes: [Int64] = []
+        tweens.advance(to: 0, currentValue: { _ in nil }) { key, _ in
+            writes.append(key)
+            return key != 1
+        }
+        #expect(writes == [1, 2])
+        #expect(tweens.keys == [2])
     }
 }

@@ -82,6 +82,26 @@ struct TimelineTests {
         #expect(lines[7] == "{\"activity\":\"idle\",\"time\":0.5,\"frame\":5}")
     }
 
+    @Test func aFrameLineGroupsChangesByTargetInTheOrderTargetsFirstChanged() throws {
+        // Changes in the order b.x, a.x, c.x, b.y, a.y: each target once, where it first changed, with its
+        // properties in their order (the grouping is by an index, not a search; the line is built as bytes).
+        let lines = try MotionHost.runScene(["interleaved-changes.json"]).outputLines
+        let frame = try #require(lines.first { $0.hasPrefix("{\"frame\"") })
+        #expect(
+            frame
+                == #"{"frame":0,"time":0,"changes":{"b":{"x":3,"y":4.5},"a":{"x":1,"y":2},"c \"quoted\"":{"x":[0.1,-0.0]}}}"#)
+    }
+
+    @Test func commitLinesWriteEveryKindOfOperationWithSortedKeysAndEscapes() throws {
+        // As Transaction.jsonData() wrote them through JSONEncoder, but for negative zero, which is -0.0 as
+        // in every other line (JSONEncoder wrote -0, which reads back as the integer 0).
+        let lines = try MotionHost.runScene(["all-operations.json", "--trace"]).outputLines
+        let transaction =
+            #"{"operations":[{"op":"add","plan":{"property":"opacity","type":"SetValue","value":0.30000000000000004},"target":"card \"1\""},{"name":"move \\ it","op":"addNamed","plan":{"property":"position","type":"SetVector","value":[-0.0,1e-05]},"target":"card \"1\""},{"name":"move \\ it","op":"removeNamed","target":"card \"1\""}]}"#
+        #expect(lines.contains(#"{"commit":0,"at":0,"time":0,"frame":0,"transaction":"# + transaction + "}"))
+        #expect(lines.contains(#"{"trace":"committed","time":0,"frame":0,"transaction":"# + transaction + "}"))
+    }
+
     @Test func csvHasOneRowPerChangedProperty() throws {
         let result = try MotionHost.runScene(["basic.json", "--format", "csv"])
         #expect(result.status == 0)

@@ -31,6 +31,28 @@ import Testing
         #expect(try client.readMessage() == .text("{\"trace\":\"committed\"}"))
     }
 
+    // serve formats trace lines for its WebSocket timeline only while this says a subscriber wants them.
+    @Test func traceSubscribersAreCountedWhileConnected() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        #expect(!server.server.hasTraceSubscribers)
+        let plain = try LoopbackClient(port: server.port)
+        #expect(try plain.upgrade("/timeline", host: server.host).status == 101)
+        #expect(try plain.readMessage() == .text("{\"timeline\":1}"))
+        #expect(!server.server.hasTraceSubscribers)
+        var tracing: LoopbackClient? = try LoopbackClient(port: server.port)
+        #expect(try tracing?.upgrade("/timeline?trace=1", host: server.host).status == 101)
+        #expect(try tracing?.readMessage() == .text("{\"timeline\":1}"))
+        #expect(server.server.hasTraceSubscribers)
+        tracing = nil  // closes its socket
+        var waited = 0
+        while server.server.hasTraceSubscribers, waited < 500 {
+            usleep(10_000)
+            waited += 1
+        }
+        #expect(!server.server.hasTraceSubscribers)
+    }
+
     @Test func aTransactionMessageIsAnsweredWithItsID() throws {
         let server = try TestServer()
         defer { server.stop() }

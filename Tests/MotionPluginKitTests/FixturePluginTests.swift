@@ -70,8 +70,15 @@ struct FixturePluginTests {
         #expect(context.value("attitude") == [0, 0, 0.6, 0.8])
         #expect(context.value("heading") == [90])
         #expect(context.value("referenceFrame") == [4])
+        #expect(context.value("timestamp") == [12.5])
         receive(performer, &full)
         #expect(context.value("samples") == [2])
+        #expect(context.value("outOfOrder") == [0])
+        full.timestamp = 12.25  // before the previous sample's
+        receive(performer, &full)
+        #expect(context.value("samples") == [3])
+        #expect(context.value("outOfOrder") == [1])
+        #expect(context.value("timestamp") == [12.25])
     }
 
     @Test("A sample from an older host (smaller struct_size) is read only as far as its size covers")

@@ -14,6 +14,7 @@
  *   motion/frames.h         extension MOTION_EXTENSION_FRAMES: per-frame updates
  *   motion/device-motion.h  extension MOTION_EXTENSION_DEVICE_MOTION: sensor samples
  *   motion/log.h            host extension MOTION_HOST_EXTENSION_LOG: a log that names its caller
+ *   motion/slots.h          host extension MOTION_HOST_EXTENSION_PROPERTY_SLOTS: writes by slot, checked per batch
  *   motion/declarative.h    declarative C performers: plain functions a manifest names
  *   None needs more of the C library than <stdbool.h>, <stddef.h> and <stdint.h>.
  *
@@ -62,6 +63,10 @@
  *   (MOTION_EMIT_MAX_BYTES, MOTION_EMIT_MAX_OPERATIONS; a 1.0 or 1.1 plugin that meets the code treats it,
  *   as every unknown code, as a failure), and appends motion_host_v1.get_extension: the host's own
  *   extensions, the first being MOTION_HOST_EXTENSION_LOG, a log that names its caller (motion/log.h).
+ *   1.3 adds the host extension MOTION_HOST_EXTENSION_PROPERTY_SLOTS (motion/slots.h): a (target, property)
+ *   pair resolved once to a slot, and set_slots, a batch of writes by slot checked once per batch (context,
+ *   thread, slot ranges, counts, finiteness) instead of once per write. Nothing else changes: a 1.0-1.2
+ *   plugin never asks for it, and a 1.2 host answers NULL, so a 1.3 plugin falls back to set_properties.
  *
  * ----------------------------------------------------------------------------------------------
  * Memory ownership
@@ -172,6 +177,7 @@
 #include "motion/frames.h"
 #include "motion/device-motion.h"
 #include "motion/log.h"
+#include "motion/slots.h"
 #include "motion/declarative.h"
 
 #endif /* MOTION_PLUGIN_H */

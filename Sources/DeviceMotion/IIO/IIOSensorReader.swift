@@ -59,10 +59,17 @@ public struct IIOSensorReader: Sendable {
     ///   - root: The IIO devices folder; `defaultRoot` unless testing.
     ///   - deviceNames: When given, only devices whose `name` file is in this list are used, and for each
     ///     sensor type the earliest name in the list wins; otherwise the first device (by folder) wins.
-    /// - Throws: `IIOError.noDevices` when the root cannot be listed or holds no device with any of the
-    ///   three channel types.
+    /// - Throws: `IIOError.noDevices` when the root is not a folder, cannot be listed, or holds no device with
+    ///   any of the three channel types.
     public init(root: URL = IIOSensorReader.defaultRoot, deviceNames: [String]? = nil) throws(IIOError) {
         self.root = root
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder), isFolder.boolValue else {
+            throw IIOError(
+                .noDevices,
+                "no such folder: the kernel shows no IIO sensors here. To fix, load the sensor's driver (or, in a "
+                    + "container, make /sys/bus/iio visible), or read a folder laid out like it", path: root.path)
+        }
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: root.path).sorted()
@@ -70,7 +77,7 @@ public struct IIOSensorReader: Sendable {
             throw IIOError(
                 .noDevices,
                 "cannot list the IIO devices folder. To fix, check that the kernel has IIO sensors "
-                    + "and that the folder is readable", path: root.path, underlying: "\(error)")
+                    + "and that the folder is readable", path: root.path, underlying: (error as NSError).localizedDescription)
         }
         var devices: [IIODevice] = []
         for entry in names where entry.hasPrefix("iio:device") {

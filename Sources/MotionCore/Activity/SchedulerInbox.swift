@@ -79,7 +79,23 @@ final class SchedulerInbox: Sendable {
 }
 
 /// Identifies one performer of one scheduler: its target and its class.
+///
+/// Keys compare and hash by target and class only. ``incarnation`` tells the performers that held one
+/// (target, class) apart when ``Scheduler/recreatePerformers(of:)`` replaced one (R43): an emitter or token
+/// generator of a replaced performer carries the old incarnation, and the scheduler ignores its tokens.
 struct PerformerKey: Hashable, Sendable {
     let target: TargetID
     let classID: ObjectIdentifier
+    /// 0 for the first performer of a (target, class), one more for each that replaced it.
+    var incarnation: UInt32 = 0
+
+    static func == (lhs: PerformerKey, rhs: PerformerKey) -> Bool { lhs.target == rhs.target && lhs.classID == rhs.classID }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(target)
+        hasher.combine(classID)
+    }
+
+    /// Whether both keys name the same performer, incarnation included.
+    func isSamePerformer(as other: PerformerKey) -> Bool { self == other && incarnation == other.incarnation }
 }

@@ -38,7 +38,7 @@ extension JSONValue {
         out.append(UInt8(ascii: "}"))
     }
 
-    static func writeNumber(_ n: Double, into out: inout [UInt8]) {
+    package static func writeNumber(_ n: Double, into out: inout [UInt8]) {
         guard n.isFinite else {
             out.append(contentsOf: "null".utf8)
             return
@@ -54,7 +54,7 @@ extension JSONValue {
         }
     }
 
-    static func writeString(_ s: String, into out: inout [UInt8]) {
+    package static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most names and values need no escaping: copy them whole.
         if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {

@@ -3,7 +3,7 @@ import Foundation
 /// Commits transactions of plans, creates one performer per (target, performer class) to fulfil them,
 /// and reports whether any performer is still working.
 ///
-/// "One scheduler per interaction or transition." Behaviours: Documentation/RUNTIME.md R1–R42.
+/// "One scheduler per interaction or transition." Behaviours: Documentation/RUNTIME.md R1–R43.
 ///
 /// Thread rule: create and use a scheduler on one thread (its thread). Is-active tokens may be
 /// terminated, and transactions emitted, from any thread: that work is applied at the scheduler's next
@@ -12,8 +12,9 @@ import Foundation
 /// builds (a call from another thread traps, naming the member); `commit` refuses another thread in every
 /// build.
 ///
-/// Lifetime: performers live as long as the scheduler (R42). Emitters, token generators and tokens
-/// do not keep it alive (R41); when it goes, outstanding tokens are terminated and traced (R37).
+/// Lifetime: performers live as long as the scheduler (R42), unless ``recreatePerformers(of:)`` replaces
+/// them (R43). Emitters, token generators and tokens do not keep it alive (R41); when it goes, outstanding
+/// tokens are terminated and traced (R37).
 public final class Scheduler {
     /// How deeply emissions may nest before a commit fails (R25).
     public static let maximumEmissionDepth = 32
@@ -49,6 +50,9 @@ public final class Scheduler {
     private var isAdvancingFrame = false
     private var creating: PerformerKey?
     private var tokensDuringCreation: [IsActiveToken] = []
+    /// Set while ``recreatePerformers(of:)`` runs: activity changes wait for its end, and emissions are not
+    /// performed (R43).
+    private var isRecreating = false
     private var nextFrameIndex = 0
     private var lastFrameTime = 0.0
 
@@ -135,7 +139,8 @@ public final class Scheduler {
         return performerOrder.map(\.description)
     }
 
-    /// How many performers the scheduler has created (it never destroys one before it goes itself).
+    /// How many performers the scheduler holds (it destroys one before it goes itself only to replace it by
+    /// a new one of its class, R43).
     public var performerCount: Int {
         checkThread("performerCount")
         return performerOrder.count
@@ -199,6 +204,9 @@ public final class Scheduler {
     }
 
     func commitEmitted(_ transaction: Transaction, from source: PerformerKey) throws(CommitError) {
+        // R43: what re-created performers emit while their plans are re-added is not performed; the plans it
+        // would add are held already by the performers the first emission reached.
+        guard !isRecreating else { return }
         let description = performers[source]?.description ?? PerformerDescription(target: source.target, className: "?")
         trace(
             .emitted(
@@ -245,6 +253,7 @@ public final class Scheduler {
             let (performerClass, prepared) = try resolve(plan, on: target)
             let record = try performerRecord(performerClass, target: target)
             try performing(prepared, on: target.id) { () throws -> Void in try record.performer.addPlan(prepared) }
+            record.planLog.add(plan)
             trace(.planAdded(prepared, performer: record.description))
 
         case .addNamed(let plan, let name, let targetID):
@@ -263,6 +272,7 @@ public final class Scheduler {
             }
             try performing(prepared, on: target.id) { () throws -> Void in try named.addPlan(prepared, named: name) }
             namedPlans[key] = record
+            record.planLog.add(plan, named: name)
             trace(.namedPlanAdded(prepared, name: name, performer: record.description))
 
         case .removeNamed(let name, let targetID):
@@ -284,6 +294,7 @@ public final class Scheduler {
                 underlying: error)
         }
         namedPlans[key] = nil
+        record.planLog.remove(named: name)
         trace(.namedPlanRemoved(name: name, performer: record.description))
     }
 
@@ -380,6 +391,18 @@ public final class Scheduler {
     private func performerRecord(_ performerClass: PerformerClass, target: Target) throws(CommitError) -> PerformerRecord {
         let key = PerformerKey(target: target.id, classID: ObjectIdentifier(performerClass))
         if let existing = performers[key] { return existing }
+        return try makePerformer(performerClass, target: target, key: key) { record in
+            performers[key] = record
+            performerOrder.append(record)
+        }
+    }
+
+    /// Makes a performer for `key` with its class's factory; `install` puts its record in place before the
+    /// emitter and token generator are handed over (R11) and its creation is traced. When the factory fails,
+    /// nothing is installed and the tokens it took are dropped.
+    private func makePerformer(
+        _ performerClass: PerformerClass, target: Target, key: PerformerKey, install: (PerformerRecord) -> Void
+    ) throws(CommitError) -> PerformerRecord {
         let emitter = TransactionEmitter(inbox: inbox, source: key)
         let tokenGenerator = IsActiveTokenGenerator(inbox: inbox, owner: key)
         let performer: any Performer
@@ -398,9 +421,8 @@ public final class Scheduler {
                 message: "performer class \(performerClass.name) (\(performerClass.origin)) could not be created: \(error)",
                 underlying: error)
         }
-        let record = PerformerRecord(key: key, performer: performer, className: performerClass.name)
-        performers[key] = record
-        performerOrder.append(record)
+        let record = PerformerRecord(key: key, performer: performer, performerClass: performerClass)
+        install(record)
         // R11: the emitter and token generator are handed over once, before the first plan.
         if let composable = performer as? any ComposablePerforming { composable.setEmitter(emitter) }
         if let continuous = performer as? any ContinuousPerforming { continuous.setIsActiveTokenGenerator(tokenGenerator) }
@@ -412,15 +434,159 @@ public final class Scheduler {
         return record
     }
 
+    // MARK: Re-creating performers (R43)
+
+    /// Replaces every performer of the given classes by a new one made by its class again, and gives the
+    /// new one the plans the old one held (Documentation/RUNTIME.md R43): for a plugin whose library was
+    /// rebuilt (hot reload) or whose sandbox was restarted.
+    ///
+    /// For each such performer, in creation order: the class's factory makes a new performer for the same
+    /// target (when it fails, the old performer is kept as it was, and the failure is reported); the old
+    /// performer's outstanding is-active tokens are ended and traced (R37), it is removed and released (its
+    /// plugin's `destroy_performer`), and the new one takes its place in creation order and is handed its
+    /// emitter and token generator (R11). Then each new performer is given the old one's plans again, in
+    /// the order it was given them: every plain plan with a plain add, each name it held with a named add
+    /// under that name (its latest plan; a removed name is not re-added). The plans are prepared and
+    /// checked by the class again, as at a commit. Target values are not touched: the new performers start
+    /// from what the old ones left.
+    ///
+    /// While it runs, transactions the performers emit are not performed (their plans are already held by
+    /// the performers the first emissions reached, which keep them or are re-created with them), and
+    /// activity changes are reported once at the end, only if the scheduler ends it in another state than
+    /// it began. Tokens the replaced performers take or end later do nothing.
+    ///
+    /// - Parameter classes: The performer classes whose performers are re-created; performers of other
+    ///   classes are left alone.
+    /// - Returns: What was re-created, how many plans were re-added, and what failed.
+    /// - Throws: ``CommitError`` with code `wrongThread` off the scheduler's thread, `unsupportedOperation`
+    ///   when called from inside a performer call or a frame (call it between frames); nothing is changed.
+    @discardableResult
+    public func recreatePerformers(of classes: [PerformerClass]) throws(CommitError) -> PerformerRecreation {
+        // Refused off the thread in every build, as `commit` is.
+        guard inbox.isOnSchedulerThread else {
+            throw CommitError(
+                code: .wrongThread,
+                message: "recreatePerformers was called off the scheduler's thread. To fix, call it on the thread that created the scheduler.")
+        }
+        guard handling.isEmpty, !isAdvancingFrame, !isRecreating, creating == nil else {
+            throw CommitError(
+                code: .unsupportedOperation,
+                message:
+                    "recreatePerformers was called from inside a performer call or a frame. To fix, call it between frames, from the frame loop."
+            )
+        }
+        let ids = Set(classes.map { ObjectIdentifier($0) })
+        var result = PerformerRecreation()
+        let wasActive = activeTokenCount > 0
+        isRecreating = true
+        defer {
+            isRecreating = false
+            if (activeTokenCount > 0) != wasActive { activityChanged(activeTokenCount > 0) }
+        }
+        for (record, target, plans) in replacePerformers(of: ids, failures: &result.failures) {
+            result.recreated.append(record.description)
+            for entry in plans {
+                do {
+                    try readd(entry, to: record, on: target)
+                    result.readdedPlanCount += 1
+                } catch {
+                    var error = error
+                    error.target = target.id
+                    error.planType = entry.plan.type
+                    error.message =
+                        "re-adding \(entry.name.map { "the plan named \(JSONText.quoted($0))" } ?? "a plan") of type \(JSONText.quoted(entry.plan.type)) to the new \(record.description) failed, so it was dropped: \(error.message)"
+                    result.failures.append(error)
+                }
+            }
+        }
+        return result
+    }
+
+    /// The first half of ``recreatePerformers(of:)``: makes the new performers and removes the old ones.
+    /// The old records are released when this returns (their performers destroyed), before any plan is
+    /// re-added.
+    /// - Returns: Each new record, its target and the plans its predecessor held.
+    private func replacePerformers(of ids: Set<ObjectIdentifier>, failures: inout [CommitError])
+        -> [(PerformerRecord, Target, [PlanLog.Entry])]
+    {
+        let chosen = performerOrder.enumerated().filter { ids.contains($0.element.key.classID) }
+        guard !chosen.isEmpty else { return [] }
+        let chosenIDs = Set(chosen.map { ObjectIdentifier($0.element) })
+        var tokensByOwner: [ObjectIdentifier: [UInt64]] = [:]
+        for (id, token) in tokens where chosenIDs.contains(ObjectIdentifier(token.owner)) {
+            tokensByOwner[ObjectIdentifier(token.owner), default: []].append(id)
+        }
+        var replaced: Set<UnsafeMutableRawPointer> = []
+        var made: [(PerformerRecord, Target, [PlanLog.Entry])] = []
+        for (index, old) in chosen {
+            guard let target = scene.target(old.key.target) else { continue }
+            var key = old.key
+            key.incarnation &+= 1
+            do {
+                let new = try makePerformer(old.performerClass, target: target, key: key) { new in
+                    // R37 for the replaced performer: its outstanding tokens end, traced.
+                    for id in (tokensByOwner[ObjectIdentifier(old)] ?? []).sorted() { endToken(id) }
+                    trace(.performerDestroyed(old.description))
+                    performers[key] = new
+                    performerOrder[index] = new
+                }
+                replaced.insert(Unmanaged.passUnretained(old).toOpaque())
+                made.append((new, target, old.planLog.plans))
+            } catch {
+                var error = error
+                error.target = target.id
+                error.message = "the performer \(old.description) was kept, since a new one could not be made: \(error.message)"
+                failures.append(error)
+            }
+        }
+        // The old records leave the frame list (which does not retain them) and the names they held, while
+        // `chosen` still keeps them alive.
+        frameUpdaters.removeAll { replaced.contains($0.record.toOpaque()) }
+        namedPlans = namedPlans.filter { !replaced.contains(Unmanaged.passUnretained($0.value).toOpaque()) }
+        return made
+    }
+
+    /// Gives a re-created performer one of its predecessor's plans again, prepared and checked by its class.
+    private func readd(_ entry: PlanLog.Entry, to record: PerformerRecord, on target: Target) throws(CommitError) {
+        let (_, prepared) = try resolve(entry.plan, on: target)
+        guard let name = entry.name else {
+            try performing(prepared, on: target.id) { () throws -> Void in try record.performer.addPlan(prepared) }
+            record.planLog.add(entry.plan)
+            trace(.planAdded(prepared, performer: record.description))
+            return
+        }
+        guard let named = record.named else {
+            throw CommitError(
+                code: .unsupportedOperation, message: "performer class \(record.description.className) does not perform named plans any more")
+        }
+        try performing(prepared, on: target.id) { () throws -> Void in try named.addPlan(prepared, named: name) }
+        namedPlans[NamedPlanKey(target: target.id, name: name)] = record
+        record.planLog.add(entry.plan, named: name)
+        trace(.namedPlanAdded(prepared, name: name, performer: record.description))
+    }
+
+    /// Ends an outstanding token on the scheduler's behalf (its performer is going): invalidated, so that
+    /// the performer's own terminate later does nothing, and traced.
+    private func endToken(_ id: UInt64) {
+        guard let record = tokens.removeValue(forKey: id) else { return }
+        record.token.invalidate()
+        record.owner.tokenCount -= 1
+        trace(.tokenTerminated(id: id, performer: record.owner.description))
+        activeTokenCount -= 1
+        if activeTokenCount == 0 { activityChanged(false) }
+    }
+
     // MARK: Tokens
 
     func tokenGenerated(_ token: IsActiveToken, owner: PerformerKey) {
         if terminatedBeforeSeen.remove(token.id) != nil { return }
-        if owner == creating, performers[owner] == nil {
+        let current = performers[owner]
+        if let creating, owner.isSamePerformer(as: creating), current.map({ !$0.key.isSamePerformer(as: owner) }) ?? true {
             tokensDuringCreation.append(token)
             return
         }
-        guard let record = performers[owner] else {
+        // A performer that was replaced (R43) takes no more tokens.
+        guard let record = current, record.key.incarnation == owner.incarnation else {
             token.invalidate()
             return
         }
@@ -453,6 +619,8 @@ public final class Scheduler {
     }
 
     private func activityChanged(_ isActive: Bool) {
+        // R43: a re-creation reports only where it leaves the scheduler, once, when it ends.
+        guard !isRecreating else { return }
         trace(.activityChanged(isActive: isActive))
         for observer in observers { observer.schedulerActivityDidChange(isActive: isActive) }
     }
@@ -605,16 +773,83 @@ private final class PerformerRecord {
     let performer: any Performer
     let named: (any NamedPlanPerforming)?
     let description: PerformerDescription
+    /// The class that made the performer, to make it again (R43).
+    let performerClass: PerformerClass
+    /// The plans the performer holds, as they were committed or emitted (R43).
+    var planLog = PlanLog()
 
-    init(key: PerformerKey, performer: any Performer, className: String) {
+    init(key: PerformerKey, performer: any Performer, performerClass: PerformerClass) {
         self.key = key
         self.performer = performer
+        self.performerClass = performerClass
         self.named = performer as? any NamedPlanPerforming
         self.frameUpdater = performer as? any FrameUpdating
         let batched = performer as? any BatchedFrameUpdating
         self.frameBatch = batched?.frameBatch
         self.frameBatchMember = batched?.frameBatchMember
         self.frameBatchID = frameBatch.map { ObjectIdentifier($0) }
-        self.description = PerformerDescription(target: key.target, className: className)
+        self.description = PerformerDescription(target: key.target, className: performerClass.name)
+    }
+}
+
+/// The plans one performer holds, in the order it was given them: every plain plan, and each name's latest
+/// plan until the name is removed (R43). Plans are kept as committed (before their class prepared them), so
+/// a re-created performer's plans are prepared again, by its class as it is then.
+struct PlanLog {
+    /// One held plan; `name` is `nil` for a plain add.
+    struct Entry {
+        let plan: Plan
+        let name: String?
+    }
+
+    /// Held plans in order; `nil` where a named plan was removed or replaced.
+    private var entries: [Entry?] = []
+    /// Where each held name's entry is.
+    private var namedIndex: [String: Int] = [:]
+    private var removedCount = 0
+
+    /// The held plans, in order.
+    var plans: [Entry] { entries.compactMap { $0 } }
+
+    mutating func add(_ plan: Plan) { entries.append(Entry(plan: plan, name: nil)) }
+
+    mutating func add(_ plan: Plan, named name: String) {
+        remove(named: name)
+        namedIndex[name] = entries.count
+        entries.append(Entry(plan: plan, name: name))
+    }
+
+    mutating func remove(named name: String) {
+        guard let index = namedIndex.removeValue(forKey: name) else { return }
+        entries[index] = nil
+        removedCount += 1
+        // Keep the log at most twice as long as what it holds.
+        if removedCount > 16, removedCount * 2 > entries.count { compact() }
+    }
+
+    private mutating func compact() {
+        entries = entries.filter { $0 != nil }
+        removedCount = 0
+        namedIndex.removeAll(keepingCapacity: true)
+        for (index, entry) in entries.enumerated() {
+            if let name = entry?.name { namedIndex[name] = index }
+        }
+    }
+}
+
+/// What ``Scheduler/recreatePerformers(of:)`` did (R43).
+public struct PerformerRecreation: CustomStringConvertible {
+    /// The performers that were replaced by new ones, in creation order.
+    public var recreated: [PerformerDescription] = []
+    /// How many plans were given again to the new performers.
+    public var readdedPlanCount = 0
+    /// What failed, in order: a performer that could not be made again (the old one is kept, unchanged),
+    /// or a plan the new performer refused (it is dropped; the others are kept). Each names the target, the
+    /// plan type or class, and the cause.
+    public var failures: [CommitError] = []
+
+    public var description: String {
+        "\(recreated.count) performer\(recreated.count == 1 ? "" : "s") re-created, \(readdedPlanCount) plan\(readdedPlanCount == 1 ? "" : "s") re-added"
+            + (failures.isEmpty ? "" : "; \(failures.count) failed: " + failures.map(\.description).joined(separator: "; "))
     }
 }

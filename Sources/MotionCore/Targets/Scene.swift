@@ -6,6 +6,11 @@
 /// value is recorded, in order, until ``drainChanges()`` hands the list out (the CLI writes it to the
 /// timeline once per frame).
 ///
+/// Values live in one dense store for the whole scene, one slot per (target, property) pair
+/// (``PropertySlot``); the change log is a list of slots. A performer that writes every frame resolves its
+/// slot once (``Target/slot(for:)``) and writes through it (``Target/setScalar(_:at:)``): no
+/// lookup, allocation or retain per write.
+///
 /// Thread rule: use a scene from its scheduler's thread only.
 public final class Scene {
     private var propertyIDs: [String: PropertyID] = [:]
@@ -13,7 +18,7 @@ public final class Scene {
     private var targetsByID: [TargetID: Target] = [:]
     /// The targets, in the order they were added.
     public private(set) var targets: [Target] = []
-    let changeLog = ChangeLog()
+    @usableFromInline let store = PropertyStore()
 
     /// An empty scene.
     public init() {}
@@ -62,7 +67,7 @@ public final class Scene {
         if let existing = targetsByID[id] {
             target = existing
         } else {
-            target = Target(id: id, index: targets.count, scene: self, changeLog: changeLog)
+            target = Target(id: id, index: targets.count, scene: self, store: store)
             targetsByID[id] = target
             targets.append(target)
         }
@@ -79,7 +84,7 @@ public final class Scene {
     /// that changed several times appears once, with its latest value.
     public func drainChanges() -> [PropertyChange] {
         var out: [PropertyChange] = []
-        out.reserveCapacity(changeLog.entries.count)
+        out.reserveCapacity(store.changeCount)
         drainChanges { target, property, value in
             out.append(PropertyChange(target: target.id, property: property, value: value))
         }
@@ -88,27 +93,40 @@ public final class Scene {
 
     /// Hands each property change recorded since the last call to `body`, in the order they first
     /// happened, without allocating: a property that changed several times is handed once, with its
-    /// latest value. Use this on per-frame paths.
+    /// latest value. Use this on per-frame paths. Values `body` sets are recorded for the next drain.
     public func drainChanges(_ body: (Target, PropertyID, PropertyValue) -> Void) {
-        guard !changeLog.entries.isEmpty else { return }
-        let entries = changeLog.entries
-        changeLog.entries.removeAll(keepingCapacity: true)
         targets.withUnsafeBufferPointer { targets in
-            for entry in entries {
-                Unmanaged.passUnretained(targets[Int(entry.target)])._withUnsafeGuaranteedRef { target in
-                    let property = PropertyID(rawValue: entry.property)
-                    target.clearDirty(property)
-                    if let value = target[property] { body(target, property, value) }
+            store.drain { record, value in
+                Unmanaged.passUnretained(targets[Int(record.target)])._withUnsafeGuaranteedRef { target in
+                    body(target, PropertyID(rawValue: record.property), value)
                 }
             }
         }
     }
-}
 
-/// The changes recorded since the last drain, as (target index, property id) pairs; shared by a scene
-/// and its targets (a separate object, so targets record changes without reaching their scene).
-final class ChangeLog {
-    @exclusivity(unchecked) var entries: ContiguousArray<(target: Int32, property: Int32)> = []
+    /// How many slots the scene's store has made: every ``PropertySlot`` of the scene is below this
+    /// (a plugin host checks a batch of slot writes against it before applying any).
+    public var propertySlotCount: Int { store.slotCount }
+
+    /// Sets the one-component value of a slot of any target of the scene (a plugin host applying a batch
+    /// it has checked); a value different from the current one is recorded as a change.
+    /// - Parameters:
+    ///   - scalar: The value.
+    ///   - slot: A slot of this scene (below ``propertySlotCount``); another traps.
+    @inlinable
+    public func setScalar(_ scalar: Double, at slot: PropertySlot) {
+        precondition(UInt32(bitPattern: slot.rawValue) < UInt32(truncatingIfNeeded: store.slotCount), "\(slot) is not a slot of this scene")
+        store.set(slot.rawValue, scalar: scalar)
+    }
+
+    /// Sets the value of a slot of any target of the scene; see ``setScalar(_:at:)``.
+    /// - Parameters:
+    ///   - value: The value (1 to 4 components).
+    ///   - slot: A slot of this scene (below ``propertySlotCount``); another traps.
+    public func setValue(_ value: PropertyValue, at slot: PropertySlot) {
+        precondition(UInt32(bitPattern: slot.rawValue) < UInt32(truncatingIfNeeded: store.slotCount), "\(slot) is not a slot of this scene")
+        store.set(slot.rawValue, value)
+    }
 }
 
 /// One property whose value changed: which target, which property, its latest value.
@@ -119,34 +137,42 @@ public struct PropertyChange: Hashable, Sendable {
     public let property: PropertyID
     /// Its latest value.
     public var value: PropertyValue
+
+    /// A change of `property` of `target` to `value`.
+    public init(target: TargetID, property: PropertyID, value: PropertyValue) {
+        self.target = target
+        self.property = property
+        self.value = value
+    }
 }
 
 /// A named object in a ``Scene`` with animatable properties.
+///
+/// Its values live in the scene's store (one ``PropertySlot`` per property it has); the target is a view
+/// of them.
 ///
 /// Thread rule: use a target from its scene's scheduler thread only.
 public final class Target {
     /// The target's name.
     public let id: TargetID
-    let index: Int
+    @usableFromInline let index: Int
     /// The scene that owns this target.
     public unowned let scene: Scene
-    private let changeLog: ChangeLog
-    // Per-frame hot path: touched only on the scheduler's thread, never re-entrantly, so the dynamic
-    // exclusivity checks (a third of the frame cost when measured) are switched off.
-    @exclusivity(unchecked) private var values: ContiguousArray<PropertyValue?> = []
-    @exclusivity(unchecked) private var dirty: ContiguousArray<Bool> = []
+    // The scene's store, held strongly (it holds no target): the per-write path reads it with no
+    // `unowned` check.
+    @usableFromInline let store: PropertyStore
 
-    init(id: TargetID, index: Int, scene: Scene, changeLog: ChangeLog) {
+    init(id: TargetID, index: Int, scene: Scene, store: PropertyStore) {
         self.id = id
         self.index = index
         self.scene = scene
-        self.changeLog = changeLog
+        self.store = store
     }
 
     /// The value of a property, or `nil` if this target has never had that property.
     public subscript(property: PropertyID) -> PropertyValue? {
-        let i = Int(property.rawValue)
-        return i < values.count ? values[i] : nil
+        guard let slot = store.existingSlot(target: index, property: property.rawValue) else { return nil }
+        return store.value(slot)
     }
 
     /// The value of a property by name, or `nil` if this target has never had that property.
@@ -161,14 +187,19 @@ public final class Target {
 
     /// Sets a property's value; a value different from the current one is recorded as a change.
     public func setValue(_ value: PropertyValue, for property: PropertyID) {
-        let i = Int(property.rawValue)
-        if i >= values.count { grow(to: i + 1) }
-        if values[i] == value { return }
-        values[i] = value
-        if !dirty[i] {
-            dirty[i] = true
-            changeLog.entries.append((Int32(index), property.rawValue))
-        }
+        store.set(cachedSlot(property, capacity: value.count), value)
+    }
+
+    // The last property written by id and its slot: a performer (or a plugin through set_property) that
+    // writes one property of its target every frame finds the slot with no lookup.
+    @exclusivity(unchecked) private var lastProperty: Int32 = -1
+    @exclusivity(unchecked) private var lastSlot: Int32 = 0
+
+    private func cachedSlot(_ property: PropertyID, capacity: Int) -> Int32 {
+        if property.rawValue == lastProperty { return lastSlot }
+        let slot = store.slot(target: index, property: property.rawValue, capacity: capacity)
+        (lastProperty, lastSlot) = (property.rawValue, slot)
+        return slot
     }
 
     /// Sets a property's value by name; see ``setValue(_:for:)``.
@@ -176,26 +207,61 @@ public final class Target {
         setValue(value, for: scene.propertyID(name))
     }
 
+    /// The slot of one of this target's properties, for writing it every frame with no lookup; made (with
+    /// no value, so ``subscript(_:)-(PropertyID)`` still answers `nil`) if the target had none. Resolve it
+    /// once, when a plan arrives, and keep it.
+    /// - Parameter property: An id from ``Scene/propertyID(_:)`` of this target's scene.
+    /// - Returns: The slot, stable for the scene's life.
+    public func slot(for property: PropertyID) -> PropertySlot {
+        precondition(scene.hasProperty(property), "\(property) is not a property id of this target's scene")
+        return PropertySlot(rawValue: store.slot(target: index, property: property.rawValue))
+    }
+
+    /// The value in one of this target's slots, or `nil` when it has none yet.
+    /// - Parameter slot: A slot from this target's ``slot(for:)``; another target's traps.
+    public func value(at slot: PropertySlot) -> PropertyValue? {
+        checkOwnership(slot)
+        return store.value(slot.rawValue)
+    }
+
+    /// Sets one of this target's properties to a one-component value through its slot; a value different
+    /// from the current one is recorded as a change (as ``setValue(_:for:)`` does, with no lookup).
+    /// - Parameters:
+    ///   - scalar: The value.
+    ///   - slot: A slot from this target's ``slot(for:)``; another target's traps.
+    @inlinable
+    public func setScalar(_ scalar: Double, at slot: PropertySlot) {
+        checkOwnership(slot)
+        store.set(slot.rawValue, scalar: scalar)
+    }
+
+    /// Sets one of this target's properties through its slot; see ``setScalar(_:at:)``.
+    /// - Parameters:
+    ///   - value: The value (1 to 4 components).
+    ///   - slot: A slot from this target's ``slot(for:)``; another target's traps.
+    public func setValue(_ value: PropertyValue, at slot: PropertySlot) {
+        checkOwnership(slot)
+        store.set(slot.rawValue, value)
+    }
+
+    @inlinable @inline(__always)
+    func checkOwnership(_ slot: PropertySlot) {
+        precondition(
+            UInt32(bitPattern: slot.rawValue) < UInt32(truncatingIfNeeded: store.slotCount)
+                && Int(store.record(slot.rawValue).target) == index,
+            "\(slot) is not a slot of target \(id.name)")
+    }
+
     /// The names and values of every property this target has, sorted by name.
     public var properties: [(name: String, value: PropertyValue)] {
-        values.indices.compactMap { i in
-            guard let value = values[i], let name = scene.propertyName(PropertyID(rawValue: Int32(i))) else {
-                return nil
-            }
+        (0..<Int32(scene.propertyCount)).compactMap { raw in
+            let property = PropertyID(rawValue: raw)
+            guard let value = self[property], let name = scene.propertyName(property) else { return nil }
             return (name, value)
         }.sorted { $0.name < $1.name }
     }
 
     func setInitialValue(_ value: PropertyValue, for property: PropertyID) {
-        let i = Int(property.rawValue)
-        if i >= values.count { grow(to: i + 1) }
-        values[i] = value
-    }
-
-    func clearDirty(_ property: PropertyID) { dirty[Int(property.rawValue)] = false }
-
-    private func grow(to count: Int) {
-        values.append(contentsOf: repeatElement(nil, count: count - values.count))
-        dirty.append(contentsOf: repeatElement(false, count: count - dirty.count))
+        store.setInitial(store.slot(target: index, property: property.rawValue, capacity: value.count), value)
     }
 }

@@ -11,6 +11,8 @@ public enum TraceEvent: Sendable, Equatable, CustomStringConvertible {
     case emitted(Transaction, by: PerformerDescription, crossesTargets: Bool)
     /// A performer was created (R39: before its first add).
     case performerCreated(PerformerDescription)
+    /// A performer was removed and released, to be replaced by a new one of its class (R43).
+    case performerDestroyed(PerformerDescription)
     /// A performer performed a plan (after its `addPlan` returned).
     case planAdded(Plan, performer: PerformerDescription)
     /// A performer performed a named plan.
@@ -37,6 +39,7 @@ public enum TraceEvent: Sendable, Equatable, CustomStringConvertible {
         case .emitted(let t, let by, let crosses):
             return "emit by \(by)\(crosses ? " (to other targets)" : "") \(json(t))"
         case .performerCreated(let p): return "create \(p)"
+        case .performerDestroyed(let p): return "destroy \(p)"
         case .planAdded(let plan, let p): return "add \(p) \(json(plan))"
         case .namedPlanAdded(let plan, let name, let p): return "add named \"\(name)\" \(p) \(json(plan))"
         case .namedPlanRemoved(let name, let p): return "remove named \"\(name)\" \(p)"

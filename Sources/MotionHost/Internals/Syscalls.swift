@@ -195,3 +195,32 @@ func directoryName(of path: String) -> String {
     if slash == trimmed.startIndex { return "/" }
     return String(trimmed[..<slash])
 }
+
+/// A new inotify instance, non-blocking and closed on `exec`. Wraps `inotify_init1(2)` with
+/// `IN_NONBLOCK | IN_CLOEXEC`.
+/// - Returns: Its descriptor.
+func system_inotify_init() throws(Errno) -> Int32 {
+    let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+    if fd < 0 { throw Errno.current }
+    return fd
+}
+
+/// Watches a path for the events in `mask` (the same path again replaces its mask). Wraps
+/// `inotify_add_watch(2)`.
+/// - Returns: The watch descriptor, the same for one path on one instance.
+func system_inotify_add_watch(_ fd: Int32, _ path: String, mask: UInt32) throws(Errno) -> Int32 {
+    let wd = inotify_add_watch(fd, path, mask)
+    if wd < 0 { throw Errno.current }
+    return wd
+}
+
+/// Reads what is there without waiting. Wraps `read(2)` on a non-blocking descriptor.
+/// - Returns: The number of bytes read, or 0 when nothing is waiting (`EAGAIN`).
+func system_readNonBlocking(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+    let n = retryingInterrupts { read(fd, buffer.baseAddress, buffer.count) }
+    if n < 0 {
+        if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
+        throw Errno.current
+    }
+    return n
+}

@@ -167,29 +167,68 @@ public struct LibraryLoader: Sendable {
                 return existing
             }
             let sealed = try sealedCopy(of: file, path: path, manifest: manifest)
-            var keepOpen = false
-            defer { if !keepOpen { system_close(sealed) } }
-            var digest: String?
-            if !pins.isEmpty {
-                digest = try self.digest(sealed, path: path, manifest: manifest)
-                try checkPins(pins, digest: digest!, path: path, manifest: manifest)
-            }
-            try checkDependencies(sealed, path: path, manifest: manifest)
-            let handle: UnsafeMutableRawPointer
-            switch system_dlopen("/proc/self/fd/\(sealed)") {
-            case .success(let h): handle = h
-            case .failure(let error):
-                throw PluginError(
-                    code: .loadFailed,
-                    message:
-                        "dlopen of \(path) failed: \(error.text). To fix, rebuild the library for this system (a missing dependency or an undefined symbol is named above)",
-                    for: manifest, underlying: error)
-            }
-            keepOpen = true
-            let library = LoadedLibrary(handle: handle, path: path, sha256: digest, key: key, sealedDescriptor: sealed)
+            let digest = try pins.isEmpty ? nil : self.digest(sealed, path: path, manifest: manifest, closingOnFailure: true)
+            let library = try open(sealed: sealed, digest: digest, pins: pins, path: path, key: key, manifest: manifest)
             loaded[key] = library
             return library
         }
+    }
+
+    /// Checks and loads a new sealed copy of a manifest's library, as ``load(_:)`` does, but never hands
+    /// back a library already loaded: for a hot reload, when the file on disk was rebuilt. The copy is always
+    /// hashed (SHA-256), and a copy whose bytes are those of `running` is not loaded at all. The new library
+    /// becomes the one ``load(_:)`` gives for that file from now on; `running` stays loaded (never closed).
+    ///
+    /// A second copy of a library loads apart from the first although both have the same `DT_SONAME`: glibc
+    /// matches a `dlopen` name against the sonames of loaded libraries, and the name here is the new copy's
+    /// `/proc/self/fd/N`, never a soname; it then matches the file's device and inode, and every sealed
+    /// copy is a new memory file (`Tests/MotionHostTests/ReloadTests.swift` checks both).
+    /// - Parameters:
+    ///   - manifest: The manifest (as it is on disk now).
+    ///   - running: The library loaded for it so far.
+    /// - Returns: The new library and its SHA-256, or `running` (``LibraryCopy/isNew`` `false`) when the file
+    ///   holds the same bytes.
+    /// - Throws: ``PluginError`` as ``load(_:)``.
+    public func loadNewCopy(of manifest: PluginManifest, replacing running: LoadedLibrary) throws(PluginError) -> LibraryCopy {
+        let (path, file, pins) = try openTrusted(manifest)
+        defer { RegularFile.close(file) }
+        let key = LoadedLibrary.Key(path: path, device: file.device, inode: file.inode)
+        let sealed = try sealedCopy(of: file, path: path, manifest: manifest)
+        let digest = try self.digest(sealed, path: path, manifest: manifest, closingOnFailure: true)
+        var runningDigest = running.sha256
+        if runningDigest == nil { runningDigest = try? self.digest(running.sealedDescriptor, path: running.resolvedPath, manifest: manifest) }
+        if digest == runningDigest {
+            system_close(sealed)
+            return LibraryCopy(library: running, sha256: digest, isNew: false)
+        }
+        let library = try open(sealed: sealed, digest: digest, pins: pins, path: path, key: key, manifest: manifest)
+        LoadedLibrary.registry.withLock { $0[key] = library }
+        return LibraryCopy(library: library, sha256: digest, isNew: true)
+    }
+
+    /// Steps 6–7 of ``load(_:)`` on a sealed copy: the pins, the dependencies' folders, then `dlopen`. The
+    /// copy's descriptor is closed when this fails, and kept open for the life of the process when it
+    /// succeeds.
+    private func open(
+        sealed: Int32, digest: String?, pins: [(source: String, sha256: String)], path: String, key: LoadedLibrary.Key,
+        manifest: PluginManifest
+    ) throws(PluginError) -> LoadedLibrary {
+        var keepOpen = false
+        defer { if !keepOpen { system_close(sealed) } }
+        if let digest { try checkPins(pins, digest: digest, path: path, manifest: manifest) }
+        try checkDependencies(sealed, path: path, manifest: manifest)
+        let handle: UnsafeMutableRawPointer
+        switch system_dlopen("/proc/self/fd/\(sealed)") {
+        case .success(let h): handle = h
+        case .failure(let error):
+            throw PluginError(
+                code: .loadFailed,
+                message:
+                    "dlopen of \(path) failed: \(error.text). To fix, rebuild the library for this system (a missing dependency or an undefined symbol is named above)",
+                for: manifest, underlying: error)
+        }
+        keepOpen = true
+        return LoadedLibrary(handle: handle, path: path, sha256: digest, key: key, sealedDescriptor: sealed)
     }
 
     /// Steps 1–4 of ``load(_:)``: the manifest's trust, the library's path, and the library opened and
@@ -357,10 +396,13 @@ public struct LibraryLoader: Sendable {
         }
     }
 
-    private func digest(_ fd: Int32, path: String, manifest: PluginManifest) throws(PluginError) -> String {
+    private func digest(_ fd: Int32, path: String, manifest: PluginManifest, closingOnFailure: Bool = false) throws(PluginError)
+        -> String
+    {
         do {
             return try SHA256.hexDigest(ofFileDescriptor: fd, limit: FileSizeLimit.library)
         } catch {
+            if closingOnFailure { system_close(fd) }
             throw PluginError(code: .unreadable, message: "\(path) cannot be hashed: \(error)", for: manifest, underlying: error)
         }
     }
@@ -376,6 +418,16 @@ public struct LibraryLoader: Sendable {
                 for: manifest)
         }
     }
+}
+
+/// What ``LibraryLoader/loadNewCopy(of:replacing:)`` found on disk.
+public struct LibraryCopy: Sendable {
+    /// The library to run: a new one, or the running one when the bytes on disk are the same.
+    public let library: LoadedLibrary
+    /// The SHA-256 (64 lowercase hex) of the bytes on disk, which are those of ``library``.
+    public let sha256: String
+    /// Whether ``library`` was loaded now (the bytes differ from the running library's).
+    public let isNew: Bool
 }
 
 /// A loaded plugin library: its `dlopen` handle and resolved path. Never closed.

@@ -14,7 +14,7 @@ public struct PluginError: Error, CustomStringConvertible, @unchecked Sendable {
         private enum Value: String, Sendable {
             case libraryNotFound, pathEscape, notARegularFile, insecurePermissions, wrongOwner, unreadable
             case hashMismatch, loadFailed, missingSymbol, abiMismatch, entryRefused, invalidInterface, unknownClass
-            case creationFailed, invalidDeclaration, callFailed, foreignSymbol, tooLarge, notPinned, sandboxFailed
+            case creationFailed, invalidDeclaration, callFailed, foreignSymbol, tooLarge, notPinned, reloadRefused, sandboxFailed
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -72,6 +72,10 @@ public struct PluginError: Error, CustomStringConvertible, @unchecked Sendable {
         /// An isolated plugin's sandbox died or missed its deadline: its performers have ended, and its plan types
         /// are not performed any more in this run (``PluginFailure``).
         public static let sandboxFailed = Code(.sandboxFailed)
+
+        /// A changed plugin was not reloaded: its manifest no longer reads, or changes what a reload keeps (its id,
+        /// performer classes and plan types). The old code keeps running.
+        public static let reloadRefused = Code(.reloadRefused)
 
         public var description: String { value.rawValue }
     }

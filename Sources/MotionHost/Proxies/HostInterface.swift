@@ -39,10 +39,109 @@ enum HostInterface {
     }()
 }
 
+extension HostInterface {
+    /// The host's property-slots extension (`MOTION_HOST_EXTENSION_PROPERTY_SLOTS`, ABI 1.3), immutable, valid
+    /// for the life of the process.
+    nonisolated(unsafe) static let slotsExtension: UnsafeMutablePointer<motion_property_slots_v1> = {
+        let table = UnsafeMutablePointer<motion_property_slots_v1>.allocate(capacity: 1)
+        table.initialize(
+            to: motion_property_slots_v1(
+                struct_size: UInt32(MemoryLayout<motion_property_slots_v1>.size), slot: hostSlot, set_slots: hostSetSlots))
+        return table
+    }()
+}
+
 /// `motion_host_v1.get_extension`: the host's extensions by id; `NULL` for an id it does not offer.
 private let hostGetExtension: @convention(c) (UnsafePointer<CChar>?) -> UnsafeRawPointer? = { id in
-    guard let id, strcmp(id, MOTION_HOST_EXTENSION_LOG) == 0 else { return nil }
-    return UnsafeRawPointer(HostInterface.logExtension)
+    guard let id else { return nil }
+    if strcmp(id, MOTION_HOST_EXTENSION_LOG) == 0 { return UnsafeRawPointer(HostInterface.logExtension) }
+    if strcmp(id, MOTION_HOST_EXTENSION_PROPERTY_SLOTS) == 0 { return UnsafeRawPointer(HostInterface.slotsExtension) }
+    return nil
+}
+
+/// `motion_property_slots_v1.slot`: the slot of a property of the context's target (motion/slots.h).
+private let hostSlot: @convention(c) (OpaquePointer?, motion_property_id) -> motion_property_slot = { ctx, id in
+    HostContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
+        guard context.isLive else { return MOTION_ERR_SCHEDULER_GONE }
+        guard context.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
+        let property = PropertyID(rawValue: id)
+        guard context.withScene({ $0.hasProperty(property) }) else { return MOTION_ERR_UNKNOWN_PROPERTY }
+        return context.withTarget { $0.slot(for: property).rawValue }
+    }
+}
+
+/// `motion_property_slots_v1.set_slots`: a batch of writes by slot, every check made before any write is
+/// applied, in the order motion/slots.h gives (context, thread, then per write slot and count, then the
+/// values' total and finiteness), so the apply loop checks nothing.
+private let hostSetSlots:
+    @convention(c) (OpaquePointer?, UnsafePointer<motion_slot_write>?, Int, UnsafePointer<Double>?, Int, UnsafeMutablePointer<Int>?) ->
+        motion_status = { ctx, writes, count, values, valueCount, failedIndexOut in
+            HostContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
+                guard count == 0 || (writes != nil && values != nil), count >= 0, valueCount >= 0 else {
+                    return MOTION_ERR_INVALID_ARGUMENT
+                }
+                guard context.isLive else { return MOTION_ERR_SCHEDULER_GONE }
+                guard context.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
+                return context.withScene { scene in
+                    let problem = SlotBatch.problem(writes, count, values, valueCount, slotCount: scene.propertySlotCount)
+                    if let (status, index) = problem {
+                        failedIndexOut?.pointee = index
+                        return status
+                    }
+                    guard let writes, let values else { return MOTION_OK }
+                    SlotBatch.apply(writes, count, values, to: scene)
+                    return MOTION_OK
+                }
+            }
+        }
+
+/// The checks and the writes of one `set_slots` batch.
+enum SlotBatch {
+    /// The first problem of a batch, as motion/slots.h orders them, with the index it reports; `nil` when
+    /// every write may be applied.
+    @inline(__always)
+    static func problem(
+        _ writes: UnsafePointer<motion_slot_write>?, _ count: Int, _ values: UnsafePointer<Double>?, _ valueCount: Int, slotCount: Int
+    ) -> (motion_status, Int)? {
+        guard count > 0 || valueCount > 0 else { return nil }
+        guard let writes, let values else { return (MOTION_ERR_INVALID_ARGUMENT, 0) }
+        let slots = UInt32(truncatingIfNeeded: slotCount)
+        var total = 0
+        // x - x is 0 for a finite x and NaN otherwise: one sum over the batch's values, in the same pass, and a
+        // search for the culprit only when it fails.
+        var sum = 0.0
+        for index in 0..<count {
+            let write = writes[index]
+            // One unsigned compare each: a negative slot is a large unsigned one.
+            if UInt32(bitPattern: write.slot) >= slots { return (MOTION_ERR_UNKNOWN_PROPERTY, index) }
+            let components = Int(write.count)
+            if write.count &- 1 >= UInt32(MOTION_PROPERTY_MAX_COMPONENTS) || components > valueCount &- total {
+                return (MOTION_ERR_INVALID_ARGUMENT, index)
+            }
+            sum += values[total] - values[total]
+            for i in 1..<components { sum += values[total + i] - values[total + i] }
+            total += components
+        }
+        if total < valueCount { return (MOTION_ERR_INVALID_ARGUMENT, count) }
+        guard sum == 0 else { return (MOTION_ERR_INVALID_ARGUMENT, (0..<valueCount).first { !values[$0].isFinite } ?? 0) }
+        return nil
+    }
+
+    /// Applies a batch ``problem(_:_:_:_:slotCount:)`` found nothing wrong with.
+    @inline(__always)
+    static func apply(_ writes: UnsafePointer<motion_slot_write>, _ count: Int, _ values: UnsafePointer<Double>, to scene: Scene) {
+        var value = values
+        for index in 0..<count {
+            let write = writes[index]
+            let slot = PropertySlot(rawValue: write.slot)
+            if write.count == 1 {
+                scene.setScalar(value.pointee, at: slot)
+            } else {
+                scene.setValue(PropertyValue(UnsafeBufferPointer(start: value, count: Int(write.count))), at: slot)
+            }
+            value += Int(write.count)
+        }
+    }
 }
 
 /// `motion_log_v1.log`: a line attributed by the host from the context (plugin and target), sent where that

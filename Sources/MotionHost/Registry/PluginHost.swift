@@ -16,8 +16,10 @@ public final class PluginHost: PerformerRegistry {
     public let catalog: PluginCatalog
     /// Checks and opens libraries.
     public let loader: LibraryLoader
-    private var classes: [ClassKey: PerformerClass] = [:]
-    private var loaded: [String: LoadedPlugin] = [:]
+    var classes: [ClassKey: PerformerClass] = [:]
+    var loaded: [String: LoadedPlugin] = [:]
+    /// The manifest each loaded plugin runs with (the catalog's, or the one a reload read).
+    var runningManifests: [String: PluginManifest] = [:]
     /// Targets whose entry performers are updated with `update` alone, never `update_many` (for
     /// `plugins validate`, which compares the two).
     var unbatchedTargets: Set<TargetID> = []
@@ -26,12 +28,12 @@ public final class PluginHost: PerformerRegistry {
     /// off to report them as a check of its own.
     var refusesCapabilityMismatches = true
 
-    private struct ClassKey: Hashable {
+    struct ClassKey: Hashable {
         let pluginID: String
         let className: String
     }
 
-    private enum LoadedPlugin {
+    enum LoadedPlugin {
         case library(LoadedLibrary, entry: EntryPlugin?)
         case isolated(IsolatedPlugin)
         case failed(PluginError)
@@ -105,49 +107,68 @@ public final class PluginHost: PerformerRegistry {
         }
         let key = ClassKey(pluginID: entry.plugin.id, className: entry.performer.className)
         if let existing = classes[key] { return existing }
-        let manifest = entry.plugin
-        let performer = entry.performer
-        let plans = Dictionary(performer.plans.map { ($0.type, $0) }, uniquingKeysWith: { first, _ in first })
+        let declaration = ClassDeclaration(manifest: entry.plugin, performer: entry.performer)
         let performerClass = PerformerClass(
-            name: performer.className, origin: manifest.url.relativePath,
+            name: entry.performer.className, origin: entry.plugin.url.relativePath,
             preparePlan: { plan in
-                guard let declaration = plans[plan.type] else { return plan }
+                guard let planManifest = declaration.plans[plan.type] else { return plan }
                 do {
-                    return try declaration.validate(plan)
+                    return try planManifest.validate(plan)
                 } catch let error as PlanValidationError {
                     throw CommitError(code: .invalidPlan, message: error.message, underlying: error)
                 }
             },
-            checkPlanOnTarget: Self.propertyCheck(plans),
+            checkPlanOnTarget: { plan, target in try Self.checkProperties(of: plan, on: target, declaration.propertyFields) },
             make: { [weak self] context in
                 guard let self else {
-                    throw PluginError(code: .loadFailed, message: "the plugin host is gone", for: manifest)
+                    throw PluginError(code: .loadFailed, message: "the plugin host is gone", for: declaration.manifest)
                 }
-                return try self.makePerformer(manifest: manifest, performer: performer, context: context)
+                return try self.makePerformer(manifest: declaration.manifest, performer: declaration.performer, context: context)
             })
         classes[key] = performerClass
+        declarations[key] = declaration
         return performerClass
     }
 
-    /// For plan types with fields of type `property`: a check that each names a property the target has
-    /// (with the nearest one suggested), so a typo fails the commit instead of creating a new property.
-    private static func propertyCheck(_ plans: [String: PlanManifest]) -> ((Plan, Target) throws -> Void)? {
-        let propertyFields = plans.compactMapValues { plan -> [String]? in
-            let names = plan.fields.filter { $0.type == .property }.map(\.name)
-            return names.isEmpty ? nil : names
+    /// What a performer class's closures read of its manifest: replaced when a reload brings a new manifest.
+    final class ClassDeclaration {
+        private(set) var manifest: PluginManifest
+        private(set) var performer: PerformerManifest
+        private(set) var plans: [String: PlanManifest] = [:]
+        /// For plan types with fields of type `property`, those fields' names.
+        private(set) var propertyFields: [String: [String]] = [:]
+
+        init(manifest: PluginManifest, performer: PerformerManifest) {
+            self.manifest = manifest
+            self.performer = performer
+            update(manifest: manifest, performer: performer)
         }
-        guard !propertyFields.isEmpty else { return nil }
-        return { plan, target in
-            guard let fields = propertyFields[plan.type] else { return }
-            for field in fields {
-                guard case .string(let name)? = plan.fields[field], !target.hasProperty(named: name) else { continue }
-                let known = target.properties.map(\.name)
-                throw CommitError(
-                    code: .invalidPlan,
-                    message:
-                        "field \(JSONText.quoted(field)): target \(JSONText.quoted(target.id.name)) has no property \(JSONText.quoted(name))\(JSONText.suggestion(for: name, among: known)); its properties: \(known.isEmpty ? "none" : known.joined(separator: ", ")). To fix, name one of them, or give the target that property in the scene"
-                )
+
+        func update(manifest: PluginManifest, performer: PerformerManifest) {
+            self.manifest = manifest
+            self.performer = performer
+            plans = Dictionary(performer.plans.map { ($0.type, $0) }, uniquingKeysWith: { first, _ in first })
+            propertyFields = plans.compactMapValues { plan -> [String]? in
+                let names = plan.fields.filter { $0.type == .property }.map(\.name)
+                return names.isEmpty ? nil : names
             }
+        }
+    }
+
+    var declarations: [ClassKey: ClassDeclaration] = [:]
+
+    /// For plan types with fields of type `property`: checks that each names a property the target has
+    /// (with the nearest one suggested), so a typo fails the commit instead of creating a new property.
+    private static func checkProperties(of plan: Plan, on target: Target, _ propertyFields: [String: [String]]) throws {
+        guard !propertyFields.isEmpty, let fields = propertyFields[plan.type] else { return }
+        for field in fields {
+            guard case .string(let name)? = plan.fields[field], !target.hasProperty(named: name) else { continue }
+            let known = target.properties.map(\.name)
+            throw CommitError(
+                code: .invalidPlan,
+                message:
+                    "field \(JSONText.quoted(field)): target \(JSONText.quoted(target.id.name)) has no property \(JSONText.quoted(name))\(JSONText.suggestion(for: name, among: known)); its properties: \(known.isEmpty ? "none" : known.joined(separator: ", ")). To fix, name one of them, or give the target that property in the scene"
+            )
         }
     }
 
@@ -172,7 +193,7 @@ public final class PluginHost: PerformerRegistry {
         }
     }
 
-    private var declared: [ClassKey: DeclaredFunctions] = [:]
+    var declared: [ClassKey: DeclaredFunctions] = [:]
 
     private func declaredFunctions(_ manifest: PluginManifest, _ performer: PerformerManifest, _ library: LoadedLibrary) throws(PluginError)
         -> DeclaredFunctions
@@ -250,30 +271,35 @@ public final class PluginHost: PerformerRegistry {
         }
         do throws(PluginError) {
             let library = try loader.load(manifest)
-            var entry: EntryPlugin?
-            if manifest.performers.contains(where: { $0.interface == .entry }) {
-                let symbol = try library.requiredSymbol(MOTION_PLUGIN_ENTRY_SYMBOL, for: manifest)
-                let cName = EntryPlugin.makeCName(name: manifest.id, manifest: manifest.url)
-                let outcome = EntryRegistry.outcome(
-                    for: library, entry: unsafeBitCast(symbol, to: motion_plugin_entry_fn.self), cName: cName, logSink: logSink)
-                let plugin = try EntryPlugin(
-                    outcome: outcome, name: manifest.id, cName: cName, expectedID: manifest.id, manifest: manifest.url,
-                    library: manifest.library, logSink: logSink)
-                let mismatches = plugin.capabilityMismatches(with: manifest)
-                if refusesCapabilityMismatches, !mismatches.isEmpty {
-                    throw PluginError(
-                        code: .invalidInterface,
-                        message:
-                            "the manifest does not describe the library, so it is not used: \(mismatches.joined(separator: "; ")). plugins validate checks this too",
-                        for: manifest)
-                }
-                entry = plugin
-            }
+            let entry = try entryPlugin(of: library, manifest: manifest)
             loaded[manifest.id] = .library(library, entry: entry)
+            runningManifests[manifest.id] = manifest
             return (library, entry)
         } catch {
             loaded[manifest.id] = .failed(error)
             throw error
         }
+    }
+
+    /// For a plugin with entry performers: `motion_plugin_entry` (once per library, ``EntryRegistry``), the
+    /// ABI checks (``EntryPlugin``) and, unless turned off, the capability check; `nil` for a declarative one.
+    func entryPlugin(of library: LoadedLibrary, manifest: PluginManifest) throws(PluginError) -> EntryPlugin? {
+        guard manifest.performers.contains(where: { $0.interface == .entry }) else { return nil }
+        let symbol = try library.requiredSymbol(MOTION_PLUGIN_ENTRY_SYMBOL, for: manifest)
+        let cName = EntryPlugin.makeCName(name: manifest.id, manifest: manifest.url)
+        let outcome = EntryRegistry.outcome(
+            for: library, entry: unsafeBitCast(symbol, to: motion_plugin_entry_fn.self), cName: cName, logSink: logSink)
+        let plugin = try EntryPlugin(
+            outcome: outcome, name: manifest.id, cName: cName, expectedID: manifest.id, manifest: manifest.url,
+            library: manifest.library, logSink: logSink)
+        let mismatches = plugin.capabilityMismatches(with: manifest)
+        if refusesCapabilityMismatches, !mismatches.isEmpty {
+            throw PluginError(
+                code: .invalidInterface,
+                message:
+                    "the manifest does not describe the library, so it is not used: \(mismatches.joined(separator: "; ")). plugins validate checks this too",
+                for: manifest)
+        }
+        return plugin
     }
 }

@@ -23,6 +23,19 @@ public struct LiveReply: Sendable {
     let connection: ConnectionID
     /// The client's `id` as JSON text, for a WebSocket request; `nil` over HTTP.
     let webSocketID: String?
+    /// When the request had arrived whole: the monotonic clock, nanoseconds
+    /// (`DispatchTime.now().uptimeNanoseconds`, ``RealTimeClock/monotonicNanoseconds``).
+    public let receivedAt: UInt64
+
+    init(server: LiveServer, connection: ConnectionID, webSocketID: String?) {
+        self.server = server
+        self.connection = connection
+        self.webSocketID = webSocketID
+        self.receivedAt = RealTimeClock.monotonicNanoseconds()
+    }
+
+    /// Whether the request came as a message on the timeline WebSocket (else over HTTP).
+    public var isWebSocket: Bool { webSocketID != nil }
 
     /// The transaction was committed at a frame: HTTP `200 {"committed": true, "frame": N}`, WebSocket
     /// `{"id": …, "committed": N}`.

@@ -161,6 +161,8 @@ enum LiveViewPage {
             document.getElementById("connection").textContent = "stopped: " + line.summary.stoppedBecause;
           } else if (line.error !== undefined) {
             document.getElementById("result").textContent = "run failed: " + line.error;
+          } else if (line.reload !== undefined) {
+            document.getElementById("result").textContent = "reloaded " + line.reload + " at frame " + line.frame;
           }
           showValues();
         }

@@ -10,6 +10,22 @@ import CMotionABI
 /// own thread rule ([thread-safe] or [scheduler-thread], which the host checks).
 struct Host: @unchecked Sendable {
     let raw: UnsafePointer<motion_host_v1>
+    /// The host's property-slots extension (ABI 1.3, motion/slots.h), when it offers one covering `set_slots`.
+    let slots: UnsafePointer<motion_property_slots_v1>?
+
+    init(raw: UnsafePointer<motion_host_v1>) {
+        self.raw = raw
+        var slots: UnsafePointer<motion_property_slots_v1>?
+        let size = MemoryLayout<motion_host_v1>.offset(of: \.get_extension)! + MemoryLayout<UnsafeRawPointer>.size
+        if Int(raw.pointee.struct_size) >= size, let getExtension = raw.pointee.get_extension,
+            let table = getExtension(MOTION_HOST_EXTENSION_PROPERTY_SLOTS)?.assumingMemoryBound(to: motion_property_slots_v1.self),
+            Int(table.pointee.struct_size) >= MemoryLayout<motion_property_slots_v1>.size, table.pointee.slot != nil,
+            table.pointee.set_slots != nil
+        {
+            slots = table
+        }
+        self.slots = slots
+    }
 
     /// Whether the host's struct is large enough to hold `field` (motion_plugin.h, `MOTION_STRUCT_HAS_FIELD`).
     func covers<F>(_ field: KeyPath<motion_host_v1, F>) -> Bool {

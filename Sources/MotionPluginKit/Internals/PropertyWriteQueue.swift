@@ -7,7 +7,8 @@ import CMotionABI
 #endif
 
 /// The property writes of the performers one `update_many` call updates, handed to the host in one
-/// `motion_host_v1.set_properties` call (ABI 1.1) instead of one `set_property` call each.
+/// `motion_host_v1.set_properties` call (ABI 1.1) instead of one `set_property` call each, or, for writes by
+/// slot, in one `motion_property_slots_v1.set_slots` call (ABI 1.3, motion/slots.h).
 ///
 /// Order is kept: the queue is the thread's active queue while `update_many` runs, and it is flushed
 /// when it is full, before any other host call made on that thread through any performer's context (a
@@ -27,6 +28,16 @@ final class PropertyWriteQueue {
     private let pluginID: String
     @usableFromInline let writes = UnsafeMutablePointer<motion_property_write>.allocate(capacity: PropertyWriteQueue.capacity)
     @usableFromInline @exclusivity(unchecked) var count = 0
+    // Writes by slot (ABI 1.3 hosts, motion/slots.h): the writes, their components one after another, and the
+    // context they are handed over under (the first queued one's; the members of one update_many are of one
+    // scene). At most one kind of write is queued at a time: queuing the other kind flushes first, so the
+    // host sees them in order.
+    @usableFromInline let slotWrites = UnsafeMutablePointer<motion_slot_write>.allocate(capacity: PropertyWriteQueue.capacity)
+    @usableFromInline let slotValues = UnsafeMutablePointer<Double>.allocate(
+        capacity: PropertyWriteQueue.capacity * Int(MOTION_PROPERTY_MAX_COMPONENTS))
+    @usableFromInline @exclusivity(unchecked) var slotCount = 0
+    @usableFromInline @exclusivity(unchecked) var slotValueCount = 0
+    @usableFromInline @exclusivity(unchecked) var slotContext: OpaquePointer?
 
     /// A queue, or `nil` when the host is older than ABI 1.1 and has no `set_properties`.
     init?(host: Host, pluginID: String) {
@@ -36,7 +47,11 @@ final class PropertyWriteQueue {
         self.setProperties = setProperties
     }
 
-    deinit { writes.deallocate() }
+    deinit {
+        writes.deallocate()
+        slotWrites.deallocate()
+        slotValues.deallocate()
+    }
 
     // MARK: The thread's spare queue
 
@@ -108,7 +123,7 @@ final class PropertyWriteQueue {
         let v3 = n > 3 ? p[3] : 0
         // x - x is 0 for a finite x and NaN for an infinity or a NaN: one comparison for all four.
         guard (v0 - v0) + (v1 - v1) + (v2 - v2) + (v3 - v3) == 0 else { return false }
-        if count == Self.capacity { flush() }
+        if count == Self.capacity || slotCount > 0 { flush() }
         let write = writes + count
         write.pointee.ctx = ctx
         write.pointee.property = property
@@ -118,11 +133,38 @@ final class PropertyWriteQueue {
         return true
     }
 
+    /// Queues a one-component write by slot (the host has `set_slots`). The host checks the batch's values
+    /// (finiteness) and slots when it is handed over; the SDK's own checks before queuing (a slot from the
+    /// host, a finite value) leave it no reason to refuse one.
+    @inlinable @inline(__always)
+    func appendSlot(_ ctx: OpaquePointer, _ slot: Int32, _ value: Double) {
+        if slotCount == Self.capacity || count > 0 { flush() }
+        if slotCount == 0 { slotContext = ctx }
+        slotWrites[slotCount] = motion_slot_write(slot: slot, count: 1)
+        slotValues[slotValueCount] = value
+        slotCount += 1
+        slotValueCount += 1
+    }
+
+    /// Queues a write by slot of 1 to 4 components (`values.count`, checked by the caller).
+    @inlinable
+    func appendSlot(_ ctx: OpaquePointer, _ slot: Int32, _ values: UnsafeBufferPointer<Double>) {
+        if slotCount == Self.capacity || count > 0 { flush() }
+        if slotCount == 0 { slotContext = ctx }
+        slotWrites[slotCount] = motion_slot_write(slot: slot, count: UInt32(truncatingIfNeeded: values.count))
+        for value in values {
+            slotValues[slotValueCount] = value
+            slotValueCount += 1
+        }
+        slotCount += 1
+    }
+
     /// Hands every queued write to the host, in order. A write the host skips is logged (it cannot
     /// be reported to the performer that queued it, which has moved on; the SDK's own checks before
     /// queuing leave the host no reason to skip one).
     @usableFromInline
     func flush() {
+        if slotCount > 0 { flushSlots() }
         guard count > 0 else { return }
         let queued = count
         count = 0
@@ -133,5 +175,20 @@ final class PropertyWriteQueue {
             MOTION_LOG_ERROR,
             "\(pluginID): the host skipped a queued property write (property \(writes[failedIndex].property), "
                 + "\(writes[failedIndex].count) values) with \(String(cString: motion_status_name(status))).")
+    }
+
+    /// Hands the queued slot writes to the host's `set_slots`; a refused batch is logged (see ``flush()``).
+    private func flushSlots() {
+        let (queued, values) = (slotCount, slotValueCount)
+        slotCount = 0
+        slotValueCount = 0
+        guard let slots = host.slots, let setSlots = slots.pointee.set_slots else { return }
+        var failedIndex = 0
+        let status = setSlots(slotContext, slotWrites, queued, slotValues, values, &failedIndex)
+        guard status != MOTION_OK else { return }
+        host.log(
+            MOTION_LOG_ERROR,
+            "\(pluginID): the host refused a batch of \(queued) slot writes (at index \(failedIndex)) with "
+                + "\(String(cString: motion_status_name(status))); none of them was applied.")
     }
 }

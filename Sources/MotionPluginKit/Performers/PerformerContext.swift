@@ -29,6 +29,25 @@ public struct LogLevel: RawRepresentable, Hashable, Sendable {
 public struct PropertyID: Hashable, Sendable {
     /// The host's id.
     public let rawValue: Int32
+
+    /// An id from its raw value. Only ids from `PerformerContext.propertyID(named:)` name a property.
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+}
+
+/// Where a property of the performer's target keeps its value in the host's store (`motion_property_slot`,
+/// motion/slots.h), with the property's id: resolve it once (`PerformerContext.slot(for:)`) when a plan
+/// arrives, and write through it every frame (`PerformerContext.setValue(_:at:)`).
+public struct PropertySlot: Hashable, Sendable {
+    /// The host's slot, or -1 when the host is older than ABI 1.3 (writes then go by ``property``).
+    public let rawValue: Int32
+    /// The property's id.
+    public let property: PropertyID
+
+    /// A slot from its parts. Only slots from ``PerformerContext/slot(for:)`` name a property.
+    public init(rawValue: Int32, property: PropertyID) {
+        self.rawValue = rawValue
+        self.property = property
+    }
 }
 
 /// A performer's line to the host: emission (composition), is-active tokens, the target's properties
@@ -262,6 +281,77 @@ public final class PerformerContext: Sendable {
         guard status == MOTION_OK else {
             throw PluginError(
                 PluginError.Code(rawValue: status), "cannot set property \(property.rawValue) of \(targetName).")
+        }
+    }
+
+    /// The slot of a property of the target (`motion_property_slots_v1.slot`, ABI 1.3), for writes with no
+    /// lookup and checks made once per batch by the host. From an older host, a slot that writes by id.
+    /// - Parameter property: the property's id.
+    /// - Returns: its slot, stable for the run.
+    /// - Throws: `.unknownProperty`, `.wrongThread`, `.schedulerGone`.
+    public func slot(for property: PropertyID) throws(PluginError) -> PropertySlot {
+        guard let slots = host.slots, let resolve = slots.pointee.slot else {
+            return PropertySlot(rawValue: -1, property: property)
+        }
+        let slot = try withLiveContext { resolve($0.raw, property.rawValue) }
+        guard slot >= 0 else {
+            throw PluginError(PluginError.Code(rawValue: slot), "cannot resolve the slot of property \(property.rawValue) of \(targetName).")
+        }
+        return PropertySlot(rawValue: slot, property: property)
+    }
+
+    /// Sets a one-component property of the target through its slot.
+    ///
+    /// During a frame update the write is queued and handed to the host with the other performers' writes in
+    /// one `set_slots` call, under the same ordering rule as `setValue(_:of:)`; outside one it goes at once.
+    /// - Parameters:
+    ///   - value: the value, finite.
+    ///   - slot: the property's slot, from ``slot(for:)`` of this context.
+    /// - Throws: `.invalidArgument` (a value that is not finite), `.unknownProperty`, `.wrongThread`,
+    ///   `.schedulerGone`.
+    @inlinable @inline(__always)
+    public func setValue(_ value: Double, at slot: PropertySlot) throws(PluginError) {
+        // As setValue(_:of:): inside update_many a write is queued with no call into the SDK.
+        if slot.rawValue >= 0, value - value == 0, isOnSchedulerThread, let queue = pendingWrites {
+            queue._withUnsafeGuaranteedRef { $0.appendSlot(handle.raw, slot.rawValue, value) }
+            return
+        }
+        try setValueCallingHost([value], at: slot)
+    }
+
+    /// Sets a property of the target through its slot; see ``setValue(_:at:)-(Double,_)``.
+    /// - Parameters:
+    ///   - values: the components (1 to 4, finite).
+    ///   - slot: the property's slot, from ``slot(for:)`` of this context.
+    /// - Throws: as ``setValue(_:at:)-(Double,_)``.
+    public func setValue(_ values: [Double], at slot: PropertySlot) throws(PluginError) {
+        let isQueueable =
+            slot.rawValue >= 0 && (1...Int(MOTION_PROPERTY_MAX_COMPONENTS)).contains(values.count) && values.allSatisfy(\.isFinite)
+        if isQueueable, isOnSchedulerThread, let queue = pendingWrites {
+            values.withUnsafeBufferPointer { buffer in queue._withUnsafeGuaranteedRef { $0.appendSlot(handle.raw, slot.rawValue, buffer) } }
+            return
+        }
+        try setValueCallingHost(values, at: slot)
+    }
+
+    /// A write by slot that is not queued: one `set_slots` call, or `set_property` from an older host.
+    @usableFromInline
+    func setValueCallingHost(_ values: [Double], at slot: PropertySlot) throws(PluginError) {
+        guard slot.rawValue >= 0, let slots = host.slots, let setSlots = slots.pointee.set_slots else {
+            return try setValue(values, of: slot.property)
+        }
+        guard !values.isEmpty else {
+            throw PluginError(.invalidArgument, "no values for property \(slot.property.rawValue). To fix, pass 1 or more.")
+        }
+        let status = try withLiveContext { handle in
+            values.withUnsafeBufferPointer { buffer in
+                var write = motion_slot_write(slot: slot.rawValue, count: UInt32(clamping: buffer.count))
+                return setSlots(handle.raw, &write, 1, buffer.baseAddress, buffer.count, nil)
+            }
+        }
+        guard status == MOTION_OK else {
+            throw PluginError(
+                PluginError.Code(rawValue: status), "cannot set property \(slot.property.rawValue) of \(targetName) (\(values)).")
         }
     }
 

@@ -5,7 +5,7 @@ struct MotionHostError: Error, CustomStringConvertible {
     struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable {
             case unreadableFile, invalidJSON, invalidScene, commitFailed, emissionFailed, frameHookFailed, safetyLimit
-            case unwritableOutput, registryUnavailable, notAvailable, pluginFailed
+            case unwritableOutput, registryUnavailable, notAvailable, reloadFailed, pluginFailed
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -28,6 +28,8 @@ struct MotionHostError: Error, CustomStringConvertible {
         static let unwritableOutput = Code(.unwritableOutput)
         /// The performer registry (plugins, configuration) could not be set up.
         static let registryUnavailable = Code(.registryUnavailable)
+        /// A changed plugin could not be reloaded (`--watch`); its old code keeps running.
+        static let reloadFailed = Code(.reloadFailed)
         /// The command or feature is not part of this build.
         static let notAvailable = Code(.notAvailable)
         /// An isolated plugin's sandbox died or missed its deadline; its performers ended, the run went on.

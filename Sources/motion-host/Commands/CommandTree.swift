@@ -37,6 +37,11 @@ enum CommandTree {
                 help:
                     "Pace the frames by the monotonic clock (frame i at start + i/fps); overrun frames are skipped and counted as droppedFrames."
             ),
+            .flag(
+                "watch",
+                help:
+                    "With --realtime: reload a plugin whose library or manifest is rebuilt while the run goes on (a reload line in the timeline)."
+            ),
             .option("fps", value: "n", help: "Frames per second, overriding the scene's frameRate."),
             .option(
                 "duration", value: "s",
@@ -71,10 +76,15 @@ enum CommandTree {
             ),
             .option("output", short: "o", value: "file", help: "Also write the timeline (JSON Lines) to this file."),
             .flag("trace", help: "Write every tracer event to the --output file too."),
+            .flag(
+                "watch",
+                help:
+                    "Reload a plugin whose library or manifest is rebuilt, at the next frame, keeping its plans and the targets' values (a reload line in the timeline)."
+            ),
             .option(
                 "device-motion", value: "source",
                 help:
-                    "Replace the scene's deviceMotion.recording: sensorlogger (Android) or sensorlogger:ios takes POST /sensorlogger pushes; a recording file plays in real time."
+                    "Replace the scene's deviceMotion.recording: sensorlogger (Android) or sensorlogger:ios takes POST /sensorlogger pushes; iio polls the kernel's IIO sensors at 100 Hz (iio:NAME[,NAME] picks devices by name, iio:PATH a devices folder or one device's folder); a recording file plays in real time."
             ),
             .option("fps", value: "n", help: "Frames per second, overriding the scene's frameRate."),
             .option(

@@ -56,6 +56,12 @@ enum RunCommand {
                 return s
             } ?? 10
 
+        if values.flag("watch"), !values.flag("realtime") {
+            throw UsageError(
+                message:
+                    "'--watch' reloads plugins rebuilt while a run goes on in real time; add '--realtime' (a simulated run is over before a rebuild could land), or use 'serve --watch'",
+                commandPath: values.commandPath)
+        }
         if let plot = values.value("plot"), !plot.lowercased().hasSuffix(".svg") {
             throw UsageError(
                 message: "The value '\(plot)' is invalid for '--plot <file.svg>': the plot is SVG, so give a file name ending in .svg",
@@ -71,6 +77,7 @@ enum RunCommand {
         let runner = SceneRunner(document: document, settings: settings, registry: registry)
         if let host = registry as? PluginHost { runner.takePluginFailures = { host.takeFailures() } }
         if values.flag("realtime") { runner.clock = RealTimeFrameClock(frameRate: settings.frameRate) }
+        if values.flag("watch") { runner.hotReload = try HotReload(registry: registry) }
         if let source = document.deviceMotion {
             runner.hooks.append(try makeDeviceMotionHook(for: source, scenePath: scenePath))
         } else if let host = registry as? PluginHost {

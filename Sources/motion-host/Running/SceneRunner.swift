@@ -27,6 +27,7 @@ struct RunSettings {
 /// Runs a scene on a simulated clock, frame by frame, and streams its timeline to sinks.
 ///
 /// Frame `i` is at `i / frameRate` seconds. Each frame:
+/// 0. with ``hotReload`` (`--watch`), plugins whose files changed are reloaded (a `reload` or `error` line);
 /// 1. every scene transaction due (its `at` ≤ the frame's time, within 1 ns) and not yet committed is
 ///    committed, in time order and then file order;
 /// 2. every ``FrameHook`` runs (`beforeFrame(time:scheduler:)`);
@@ -57,6 +58,14 @@ final class SceneRunner {
     var onError: ((MotionHostError) -> Void)?
     /// Scene transactions that failed after some of their operations were applied (R12).
     private var partlyCommitted = 0
+    /// Whether a scene transaction that fails (its own plan, or a transaction one of its performers
+    /// emitted and then failed with) is reported (an `error` line, ``onError``) and the run goes on, instead
+    /// of ending the run: `serve` stays up, `run` stops.
+    var keepsRunningAfterFailedCommits = false
+    /// Scene transactions that failed when ``keepsRunningAfterFailedCommits`` let the run go on.
+    private var failedCommits = 0
+    /// Transactions committed from outside the scene so far (``commitFromOutside(_:source:arrivedAt:scheduler:)``).
+    private var outsideCommits = 0
     /// Paces the frames: simulated (as fast as they run) unless replaced, e.g. by a ``RealTimeFrameClock``.
     var clock: any FrameClock = SimulatedFrameClock()
     /// Called as every frame begins, before anything of it is written (to publish the frame to the
@@ -70,6 +79,8 @@ final class SceneRunner {
     var takePluginFailures: () -> [PluginFailure] = { [] }
     /// The failures written so far.
     private(set) var pluginFailures: [PluginFailure] = []
+    /// `--watch`: reloads changed plugins as each frame begins, before its transactions.
+    var hotReload: HotReload?
 
     private var point = TimelinePoint(frame: 0, time: 0)
     /// Set once the summary is written: events after it (the scheduler terminating tokens as it goes
@@ -120,6 +131,7 @@ final class SceneRunner {
                 return finish(scene: scene, scheduler: scheduler, committed: next, frames: frame, reason: .interrupted)
             }
             onFrameStart?(point)
+            if let hotReload { applyReloads(hotReload, scheduler: scheduler) }
             if settings.duration == .untilIdle, time > settings.maximumDuration + tolerance {
                 let remaining = due.count - next
                 let reason =
@@ -145,12 +157,15 @@ final class SceneRunner {
                     // Operations before the failing one stay applied (R12): the summary counts the
                     // transaction as partly committed, and the line says how much of it was applied.
                     if error.appliedOperationCount > 0 { partlyCommitted += 1 }
-                    throw fail(
-                        MotionHostError(
-                            .commitFailed, file: document.path,
-                            "$.transactions[\(timed.index)] (at \(JSONText.number(timed.at)) s, frame \(frame))\(Self.applied(error)): \(error)",
-                            underlying: error),
-                        scene: scene, scheduler: scheduler, committed: next, frames: frame + 1)
+                    let failure = MotionHostError(
+                        .commitFailed, file: document.path,
+                        "$.transactions[\(timed.index)] (at \(JSONText.number(timed.at)) s, frame \(frame))\(Self.applied(error)): \(error)",
+                        underlying: error)
+                    guard keepsRunningAfterFailedCommits else {
+                        throw fail(failure, scene: scene, scheduler: scheduler, committed: next, frames: frame + 1)
+                    }
+                    report(failure)
+                    failedCommits += 1
                 }
                 next += 1
                 reportPluginFailures()
@@ -192,6 +207,37 @@ final class SceneRunner {
         return finish(scene: scene, scheduler: scheduler, committed: next, frames: point.frame + 1, reason: .duration)
     }
 
+    /// Commits, at the current frame, a transaction that came from outside the scene (`serve`'s wire), as a
+    /// scene transaction is committed: its `commit` line first (with its `source`, its number among those
+    /// from outside, and the time it arrived), then the commit. A failure does not end the run: operations
+    /// before the failing one stay applied (R12), it is an `error` line and ``onError``, and the caller
+    /// answers the client with it.
+    /// - Parameters:
+    ///   - transaction: The transaction (checked against the scene's targets already).
+    ///   - source: `"http"` or `"websocket"`.
+    ///   - time: When it arrived, seconds on the run's clock.
+    ///   - scheduler: The run's scheduler (on its thread), as handed to a ``FrameHook``.
+    /// - Returns: `nil` when committed, else the scheduler's error.
+    func commitFromOutside(
+        _ transaction: Transaction, source: String, arrivedAt time: Double, scheduler: Scheduler
+    ) -> CommitError? {
+        let index = outsideCommits
+        outsideCommits += 1
+        let commit = TimelineCommit(index: index, at: time, transaction: transaction, source: source)
+        for sink in sinks { sink.commit(commit, at: point) }
+        do {
+            try scheduler.commit(transaction)
+            return nil
+        } catch {
+            report(
+                MotionHostError(
+                    .commitFailed,
+                    "frame \(point.frame) (t = \(JSONText.number(point.time)) s): transaction \(index) from \(source == "http" ? "POST /transactions" : "the timeline WebSocket") (arrived at \(JSONText.number(time)) s) failed\(Self.applied(error)): \(error)",
+                    underlying: error))
+            return error
+        }
+    }
+
     /// `" after its first N operations were applied …"` when a failed transaction had some applied, else "".
     private static func applied(_ error: CommitError) -> String {
         let count = error.appliedOperationCount
@@ -212,8 +258,38 @@ final class SceneRunner {
         }
     }
 
-    /// A failure that does not end the run: an `error` line in the timeline, and ``onError``.
-    private func report(_ error: MotionHostError) {
+    /// Reloads the plugins whose files changed: a `reload` line for each one applied, an `error` line (and
+    /// ``onError``) for each one refused, whose old code keeps running, and for each performer or plan that
+    /// could not be carried over.
+    private func applyReloads(_ hotReload: HotReload, scheduler: Scheduler) {
+        for outcome in hotReload.apply(scheduler: scheduler) {
+            switch outcome {
+            case .reloaded(let reload, let manifest):
+                let line = TimelineReload(
+                    pluginID: reload.pluginID, manifest: manifest, library: reload.libraryPath, sha256: reload.sha256,
+                    performers: reload.recreation.recreated.count, plans: reload.recreation.readdedPlanCount,
+                    failures: reload.recreation.failures.count)
+                for sink in sinks { sink.reload(line, at: point) }
+                for failure in reload.recreation.failures {
+                    report(
+                        MotionHostError(
+                            .reloadFailed, file: manifest,
+                            "frame \(point.frame) (t = \(JSONText.number(point.time)) s): after plugin \(reload.pluginID) was reloaded, \(failure)",
+                            underlying: failure))
+                }
+            case .refused(let pluginID, let error):
+                report(
+                    MotionHostError(
+                        .reloadFailed,
+                        "frame \(point.frame) (t = \(JSONText.number(point.time)) s): plugin \(pluginID) was not reloaded, its old code keeps running: \(error)",
+                        underlying: error))
+            }
+        }
+    }
+
+    /// A failure that does not end the run: an `error` line in the timeline (at the current frame), and
+    /// ``onError``.
+    func report(_ error: MotionHostError) {
         for sink in sinks { sink.failure(error.description, at: point) }
         onError?(error)
     }
@@ -243,7 +319,8 @@ final class SceneRunner {
         scene: Scene, scheduler: Scheduler, committed: Int, frames: Int, reason: StopReason
     ) -> TimelineSummary {
         let summary = TimelineSummary(
-            frames: frames, duration: Double(max(frames - 1, 0)) / settings.frameRate, committedTransactions: committed,
+            frames: frames, duration: Double(max(frames - 1, 0)) / settings.frameRate,
+            committedTransactions: committed - failedCommits,
             partlyCommittedTransactions: partlyCommitted,
             finalValues: scene.targets.map { target in
                 (target.id.name, target.properties.map { ($0.name, $0.value) })

@@ -19,9 +19,10 @@ enum ServeCommand {
     /// Runs the command.
     /// - Parameter values: The parsed `serve` command line.
     /// - Returns: 0 when stopped by a signal or `POST /shutdown`.
-    /// - Throws: ``UsageError`` for a bad option value (a non-loopback `--listen` without a token, too);
-    ///   ``MotionHostError`` for a scene, registry, listen or output failure, or a scene transaction or
-    ///   emission that fails (as `run`).
+    /// - Throws: ``UsageError`` for a bad option value (a non-loopback `--listen` without a token, an
+    ///   `iio` device that is missing or unreadable, too); ``MotionHostError`` for a scene, registry, listen
+    ///   or output failure. A transaction that fails once running (the scene's, one from the wire, one a
+    ///   performer emitted) is an `error` line and a line on standard error, and serve goes on.
     static func run(_ values: ParsedValues) throws -> Int32 {
         let scenePath = values.argument("scene")!
         let listenText = values.value("listen") ?? defaultListen
@@ -73,12 +74,18 @@ enum ServeCommand {
             frameRate: frameRate, duration: .untilStopped, maximumDuration: document.maximumDuration, isTracing: true)
         let runner = SceneRunner(document: document, settings: settings, registry: registry)
         if let host = registry as? PluginHost { runner.takePluginFailures = { host.takeFailures() } }
+        if values.flag("watch") {
+            runner.hotReload = try HotReload(registry: registry)
+            runner.onError = { CommandLineTool.writeStandardError("error: \($0)\n") }
+        }
         let clock = RealTimeFrameClock(frameRate: frameRate)
         runner.clock = clock
         var sensorFeed: LiveDeviceMotionFeed?
         switch deviceMotion {
         case .sensorLogger(let frame, let isAndroid):
             sensorFeed = LiveDeviceMotionFeed(referenceFrame: frame, isAndroid: isAndroid)
+        case .iio(let source):
+            sensorFeed = LiveDeviceMotionFeed(iio: source) { Double(clock.clock.dueTime(ofFrame: 0)) / 1e9 }
         case .recording(let source):
             runner.hooks.append(try makeDeviceMotionHook(for: source, scenePath: scenePath))
         case nil:
@@ -87,14 +94,16 @@ enum ServeCommand {
             }
         }
         runner.hooks.insert(
-            LiveFrameHook(server: server, clock: clock, frameRate: frameRate, sensorFeed: sensorFeed), at: 0)
+            LiveFrameHook(server: server, runner: runner, clock: clock, frameRate: frameRate, sensorFeed: sensorFeed),
+            at: 0)
 
         let live = LiveTimelineOutput(server: server)
-        runner.sinks.append(JSONLinesTimelineWriter(output: live))
+        runner.sinks.append(
+            TraceFilteringSink(JSONLinesTimelineWriter(output: live)) { [server] in server.hasTraceSubscribers })
         let output = try values.value("output").map { path throws(MotionHostError) in try TextOutput(path: path) }
         if let output {
             let writer = JSONLinesTimelineWriter(output: output)
-            runner.sinks.append(values.flag("trace") ? writer : TraceDroppingSink(writer))
+            runner.sinks.append(values.flag("trace") ? writer : TraceFilteringSink(writer))
         }
         // Every frame's lines go out at once; the file is flushed too, so a crash keeps what was written.
         runner.onFrame = { _ in
@@ -102,6 +111,13 @@ enum ServeCommand {
             output?.flush()
         }
 
+        // As in run: a failure that does not end the run (a queued emission, a wire transaction, a device that
+        // stopped) is an error line in the timeline and one on standard error.
+        runner.onError = { CommandLineTool.writeStandardError("error: \($0)\n") }
+        // A live host stays up: a scene transaction that fails (or whose performer fails with an emission)
+        // is reported the same way, and the scene's later transactions and the wire go on.
+        runner.keepsRunningAfterFailedCommits = true
+        defer { sensorFeed?.stop() }
         let signals = StopSignals { clock.requestStop(.interrupted) }
         defer { signals.cancel() }
         var runError: MotionHostError?
@@ -149,6 +165,8 @@ enum DeviceMotionChoice {
     case sensorLogger(ReferenceFrame, isAndroid: Bool)
     /// A recording file or folder, played in real time.
     case recording(DeviceMotionSource)
+    /// `iio` or `iio:DEVICE`: the kernel's IIO sensors, polled at 100 Hz (``IIOLiveSource``).
+    case iio(IIOLiveSource)
 
     /// Reads the option; the reference frame is the scene's `deviceMotion.referenceFrame`, else
     /// `xArbitraryZVertical`.
@@ -165,12 +183,20 @@ enum DeviceMotionChoice {
         switch text {
         case "sensorlogger", "sensorlogger:android": self = .sensorLogger(frame, isAndroid: true)
         case "sensorlogger:ios": self = .sensorLogger(frame, isAndroid: false)
+        case "iio",
+            _ where text.hasPrefix("iio:"):
+            do throws(LiveRefusal) {
+                self = .iio(try IIOLiveSource(device: text == "iio" ? nil : String(text.dropFirst(4)), referenceFrame: frame))
+            } catch {
+                throw UsageError(
+                    message: "The value '\(text)' is invalid for '--device-motion <source>': \(error.message)",
+                    commandPath: commandPath)
+            }
         default:
-            guard !text.hasPrefix("sensorlogger"), !text.hasPrefix("iio") else {
+            guard !text.hasPrefix("sensorlogger") else {
                 throw UsageError(
                     message:
-                        "The value '\(text)' is invalid for '--device-motion <source>': expected sensorlogger, sensorlogger:ios or a recording file"
-                        + (text.hasPrefix("iio") ? " (IIO sensors are not served live yet; record them with device-motion first)" : ""),
+                        "The value '\(text)' is invalid for '--device-motion <source>': expected sensorlogger, sensorlogger:ios, iio[:DEVICE] or a recording file",
                     commandPath: commandPath)
             }
             guard FileManager.default.fileExists(atPath: text) else {

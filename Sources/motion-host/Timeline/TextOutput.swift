@@ -61,6 +61,9 @@ final class TextOutput {
         text.withUTF8 { append($0) }
     }
 
+    /// Appends UTF-8 text.
+    func write(utf8 text: [UInt8]) { text.withUnsafeBufferPointer { append($0) } }
+
     private func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard !isClosed, let base = bytes.baseAddress else { return }
         if length + bytes.count > Self.capacity { flush() }

@@ -24,11 +24,33 @@ protocol TimelineSink: AnyObject {
     func end(_ summary: TimelineSummary)
     /// A performer emitted a transaction (with or without `--trace`), e.g. for a plot's marks.
     func emitted(_ transaction: Transaction, by performer: PerformerDescription, at point: TimelinePoint)
+    /// A plugin's new code replaced its performers (`--watch`).
+    func reload(_ reload: TimelineReload, at point: TimelinePoint)
 }
 
 extension TimelineSink {
     /// Most sinks have nothing to do with an emission beyond its trace line.
     func emitted(_ transaction: Transaction, by performer: PerformerDescription, at point: TimelinePoint) {}
+    /// Only the JSON Lines timeline has reload lines.
+    func reload(_ reload: TimelineReload, at point: TimelinePoint) {}
+}
+
+/// A hot reload applied at a frame boundary (`--watch`): the `reload` line.
+struct TimelineReload {
+    /// The plugin's id.
+    var pluginID: String
+    /// The manifest, as the catalog found it.
+    var manifest: String
+    /// The library's canonical path.
+    var library: String
+    /// The SHA-256 (64 lowercase hex) of the library that runs now.
+    var sha256: String
+    /// How many of the plugin's performers were replaced.
+    var performers: Int
+    /// How many plans were given to them again.
+    var plans: Int
+    /// How many performers or plans could not be carried over (each also an `error` line).
+    var failures: Int
 }
 
 /// A frame's index and time, seconds.
@@ -57,14 +79,18 @@ struct TimelineHeader {
     var units: [String: String]
 }
 
-/// A scene transaction committed at a frame.
+/// A transaction committed at a frame: a scene's, or one that came over `serve`'s wire.
 struct TimelineCommit {
-    /// Its index in the scene's `transactions`.
+    /// Its index in the scene's `transactions`, or, for a transaction from the wire, its number among
+    /// those (from 0, in arrival order).
     var index: Int
-    /// Its scheduled time, seconds.
+    /// Its scheduled time, or the time a transaction from the wire arrived; seconds on the run's clock.
     var at: Double
     /// The transaction.
     var transaction: Transaction
+    /// Where a transaction not from the scene came from: `"http"` (`POST /transactions`) or `"websocket"`
+    /// (a message on `GET /timeline`); `nil` for the scene's own.
+    var source: String? = nil
 }
 
 /// One changed property at a frame.

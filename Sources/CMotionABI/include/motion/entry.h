@@ -21,7 +21,10 @@ extern "C" {
 
 /**
  * The entry point of an entry plugin (its only exported symbol). Called once per process on the
- * scheduler thread, after dlopen(RTLD_NOW | RTLD_LOCAL), before anything else.
+ * scheduler thread, after dlopen(RTLD_NOW | RTLD_LOCAL), before anything else. A host that hot-reloads
+ * a rebuilt library (serve --watch) loads it as a new copy beside the old one and calls the new copy's
+ * entry once too: the two copies share no static data, the old one's performers are destroyed through
+ * its own destroy_performer, and it is never unloaded.
  *   host_abi_version: the host's MOTION_ABI_VERSION (also in host->abi_version).
  *   host: host-owned, valid for the life of the process; keep it. Check host->struct_size before
  *     using a field appended after 1.0 (MOTION_STRUCT_HAS_FIELD).

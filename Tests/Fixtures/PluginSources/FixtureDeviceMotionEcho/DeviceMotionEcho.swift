@@ -1,6 +1,9 @@
 // A plugin (through MotionPluginKit) whose performer copies each device-motion sample into properties
 // of its target: "gravity" [x, y, z] (g), "rotationRate" [x, y, z] (rad/s), "attitude" [x, y, z, w],
-// "heading" (degrees) and "referenceFrame". It exercises the motion.device-motion/1 extension end to end.
+// "heading" (degrees), "referenceFrame", "timestamp" (s), and counts them: "samples" (received) and
+// "outOfOrder" (received with a timestamp before the previous one's). It exercises the
+// motion.device-motion/1 extension end to end, and lets the live host's tests and benchmark observe what
+// reached a performer.
 // Manifest: Tests/Fixtures/plugins/device-motion-echo.json.
 
 import MotionPluginKit
@@ -15,6 +18,8 @@ final class EchoPerformer: PluginPerformer, DeviceMotionReceiving {
 
     private let context: PerformerContext
     private var samples = 0
+    private var outOfOrder = 0
+    private var lastTimestamp = -Double.infinity
 
     init(context: PerformerContext) {
         self.context = context
@@ -24,13 +29,17 @@ final class EchoPerformer: PluginPerformer, DeviceMotionReceiving {
 
     func receive(sample: DeviceMotionSample) {
         samples += 1
+        if sample.timestamp < lastTimestamp { outOfOrder += 1 }
+        lastTimestamp = sample.timestamp
         do {
             try set("gravity", [sample.gravity.x, sample.gravity.y, sample.gravity.z])
             try set("rotationRate", [sample.rotationRate.x, sample.rotationRate.y, sample.rotationRate.z])
             try set("attitude", [sample.attitude.x, sample.attitude.y, sample.attitude.z, sample.attitude.w])
             try set("heading", [sample.heading])
             try set("referenceFrame", [Double(sample.referenceFrame.rawValue)])
+            try set("timestamp", [sample.timestamp])
             try set("samples", [Double(samples)])
+            try set("outOfOrder", [Double(outOfOrder)])
         } catch {
             context.log(.error, "cannot echo the sample: \(error)")
         }

@@ -1,0 +1,164 @@
+import Foundation
+import MotionCore
+
+/// A reload that was applied: which plugin, where its new code came from, and what was re-created.
+public struct PluginReload {
+    /// The plugin's id.
+    public let pluginID: String
+    /// The manifest, as read again.
+    public let manifest: URL
+    /// The library's canonical path.
+    public let libraryPath: String
+    /// The SHA-256 (64 lowercase hex) of the library that runs now.
+    public let sha256: String
+    /// Whether the library was loaded again (`false`: only the manifest changed).
+    public let isNewLibrary: Bool
+    /// The plugin's performers that were replaced, the plans re-added, and what failed.
+    public let recreation: PerformerRecreation
+}
+
+extension PluginHost {
+    /// The files a loaded plugin's code comes from: its manifest and its library (canonical paths), which a
+    /// watcher watches for a reload.
+    /// - Parameter id: The plugin's id.
+    /// - Returns: Both files, or `nil` when the plugin is not loaded.
+    public func codeFiles(ofPlugin id: String) -> (manifest: URL, library: URL)? {
+        guard case .library(let library, _)? = loaded[id], let manifest = runningManifests[id] else { return nil }
+        let manifestPath = (try? system_realpath(manifest.url.path)) ?? manifest.url.path
+        return (URL(fileURLWithPath: manifestPath), library.url)
+    }
+
+    /// Whether the file a loaded plugin's library was copied from has been replaced on disk since (another
+    /// file is at its path now: a rebuild renamed into place). A watcher that starts after the load asks this,
+    /// so a rebuild that landed in between is not missed.
+    /// - Parameter id: The plugin's id.
+    /// - Returns: `false` when the plugin is not loaded, or its library file is the one it was loaded from.
+    public func isLibraryReplacedOnDisk(ofPlugin id: String) -> Bool {
+        guard case .library(let library, _)? = loaded[id] else { return false }
+        guard let status = try? system_stat(library.resolvedPath) else { return true }
+        return status.device != library.key.device || status.inode != library.key.inode
+    }
+
+    /// The performer classes of a plugin that this host has made so far (a class is made when a plan of one
+    /// of its types is first resolved), sorted by class name: what ``Scheduler/recreatePerformers(of:)`` takes to
+    /// replace that plugin's performers (R43).
+    /// - Parameter id: The plugin's id.
+    /// - Returns: The classes; empty when none was made.
+    public func performerClasses(ofPlugin id: String) -> [PerformerClass] {
+        classes.filter { $0.key.pluginID == id }.sorted { $0.key.className < $1.key.className }.map(\.value)
+    }
+
+    /// Reloads a loaded plugin whose manifest or library changed on disk, and replaces its performers
+    /// (hot reload, issue 14).
+    ///
+    /// 1. The manifest is read again; it must decode and keep the plugin's id, performer classes, their
+    ///    interfaces and plan types (what the catalog routes by). Its plan declarations (defaults, ranges,
+    ///    capabilities) and library may change.
+    /// 2. The library is checked and loaded from a new sealed copy (``LibraryLoader/loadNewCopy(of:replacing:)``:
+    ///    every trust check and pin of a first load); the same bytes are not loaded again.
+    /// 3. A new library's entry is called and checked (ABI, plugin id, capabilities), and the declared
+    ///    functions of its declarative classes are looked up.
+    /// 4. Only then the plugin's new code replaces the old: the performers of its classes in `scheduler` are
+    ///    re-created and given their plans again (``Scheduler/recreatePerformers(of:)``, R43), made by the
+    ///    new library; later commits use it too.
+    ///
+    /// A failure in steps 1–3 changes nothing: the old code keeps running. Old libraries are never unloaded.
+    /// - Parameters:
+    ///   - id: The plugin's id.
+    ///   - scheduler: The scheduler whose performers this host makes; call between frames, on its thread.
+    /// - Returns: What was done, or `nil` when there was nothing to do (the plugin is not loaded, or neither
+    ///   file changed in content).
+    /// - Throws: ``PluginError`` naming the manifest and library and the cause (``PluginError/Code/reloadRefused``
+    ///   for a manifest that does not read or changes what a reload keeps; the codes of a first load for the
+    ///   library and its entry).
+    public func reload(pluginID id: String, in scheduler: Scheduler) throws(PluginError) -> PluginReload? {
+        guard case .library(let running, let runningEntry)? = loaded[id], let runningManifest = runningManifests[id] else {
+            return nil
+        }
+        let manifest: PluginManifest
+        do throws(ManifestError) {
+            manifest = try PluginManifest.load(contentsOf: runningManifest.url)
+        } catch {
+            throw PluginError(
+                code: .reloadRefused,
+                message:
+                    "the changed manifest was not taken: \(error.jsonPath.map { "\($0): " } ?? "")\(error.message); the old code keeps running. To fix, correct the manifest",
+                manifest: runningManifest.url, library: runningManifest.library, underlying: error)
+        }
+        try checkReloadable(manifest, running: runningManifest)
+        let copy = try loader.loadNewCopy(of: manifest, replacing: running)
+        guard copy.isNew || manifest != runningManifest else { return nil }
+        let entry: EntryPlugin?
+        if copy.isNew {
+            entry = try entryPlugin(of: copy.library, manifest: manifest)
+        } else {
+            entry = runningEntry
+            if let entry, refusesCapabilityMismatches, case let mismatches = entry.capabilityMismatches(with: manifest), !mismatches.isEmpty {
+                throw PluginError(
+                    code: .invalidInterface,
+                    message:
+                        "the changed manifest does not describe the library, so it was not taken: \(mismatches.joined(separator: "; ")); the old code keeps running",
+                    for: manifest)
+            }
+        }
+        var functions: [ClassKey: DeclaredFunctions] = [:]
+        for performer in manifest.performers where performer.interface == .functions {
+            let key = ClassKey(pluginID: id, className: performer.className)
+            guard declared[key] != nil else { continue }
+            functions[key] = try DeclaredFunctions(manifest: manifest, performer: performer, library: copy.library)
+        }
+
+        // The switch: from here the plugin's classes make performers from the new code.
+        let runningDeclared = declared.filter { $0.key.pluginID == id }
+        loaded[id] = .library(copy.library, entry: entry)
+        runningManifests[id] = manifest
+        declared.merge(functions) { _, new in new }
+        let pluginDeclarations = declarations.filter { $0.key.pluginID == id }
+        for (key, declaration) in pluginDeclarations {
+            if let performer = manifest.performers.first(where: { $0.className == key.className }) {
+                declaration.update(manifest: manifest, performer: performer)
+            }
+        }
+        do {
+            let recreation = try scheduler.recreatePerformers(of: performerClasses(ofPlugin: id))
+            return PluginReload(
+                pluginID: id, manifest: manifest.url, libraryPath: copy.library.resolvedPath, sha256: copy.sha256,
+                isNewLibrary: copy.isNew, recreation: recreation)
+        } catch {
+            // Called at the wrong moment: nothing was re-created, so the old code stays.
+            loaded[id] = .library(running, entry: runningEntry)
+            runningManifests[id] = runningManifest
+            declared.merge(runningDeclared) { _, old in old }
+            for (key, declaration) in pluginDeclarations {
+                if let performer = runningManifest.performers.first(where: { $0.className == key.className }) {
+                    declaration.update(manifest: runningManifest, performer: performer)
+                }
+            }
+            throw PluginError(
+                code: .reloadRefused, message: "the plugin was not reloaded: \(error.message)", for: runningManifest, underlying: error)
+        }
+    }
+
+    /// A reload keeps the plugin's id, performer classes, their interfaces and plan types.
+    private func checkReloadable(_ manifest: PluginManifest, running: PluginManifest) throws(PluginError) {
+        func shape(_ manifest: PluginManifest) -> [String] {
+            manifest.performers.map { "\($0.className) (\($0.interface)): \($0.plans.map(\.type).sorted().joined(separator: ", "))" }.sorted()
+        }
+        if manifest.id != running.id {
+            throw PluginError(
+                code: .reloadRefused,
+                message:
+                    "the changed manifest says it is plugin \(JSONText.quoted(manifest.id)), not \(JSONText.quoted(running.id)); the old code keeps running. To fix, keep the id, or restart the host to load another plugin",
+                for: running)
+        }
+        let before = shape(running)
+        let after = shape(manifest)
+        if before != after {
+            throw PluginError(
+                code: .reloadRefused,
+                message:
+                    "the changed manifest changes the plugin's performer classes or plan types (\(before.joined(separator: "; ")) → \(after.joined(separator: "; "))), which a reload keeps; the old code keeps running. To fix, restart the host to take them",
+                for: running)
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import MotionCore
+import Testing
+
+@Suite("Property store: slots and the change log")
+struct PropertyStoreTests {
+    @Test("a write through a slot is what the property reads, and is logged once per drain with its latest value")
+    func slotWritesAreLoggedOncePerDrain() {
+        let scene = Scene()
+        let card = scene.addTarget("card", properties: ["x": 1])
+        let x = scene.propertyID("x")
+        let slot = card.slot(for: x)
+        card.setScalar(2, at: slot)
+        card.setScalar(3, at: slot)
+        #expect(card[x] == 3)
+        #expect(card.value(at: slot) == 3)
+        #expect(scene.drainChanges() == [PropertyChange(target: "card", property: x, value: 3)])
+        #expect(scene.drainChanges().isEmpty)
+        // The same value again is no change.
+        card.setScalar(3, at: slot)
+        #expect(scene.drainChanges().isEmpty)
+    }
+
+    @Test("a slot made before the target has a value reads nil until written, and the target reports no property")
+    func slotWithoutValue() {
+        let scene = Scene()
+        let card = scene.addTarget("card")
+        let opacity = scene.propertyID("opacity")
+        let slot = card.slot(for: opacity)
+        #expect(card.value(at: slot) == nil)
+        #expect(card[opacity] == nil)
+        #expect(!card.hasProperty(named: "opacity"))
+        #expect(card.slot(for: opacity) == slot)
+        card.setScalar(0.5, at: slot)
+        #expect(card.hasProperty(named: "opacity"))
+        #expect(card.properties.map(\.name) == ["opacity"])
+    }
+
+    @Test("a property's component count may change: vector, scalar, vector again, all through one slot")
+    func componentCountChanges() {
+        let scene = Scene()
+        let card = scene.addTarget("card", properties: ["position": [1, 2]])
+        let position = scene.propertyID("position")
+        let other = scene.addTarget("other", properties: ["position": [7, 8]])
+        let slot = card.slot(for: position)
+        card.setScalar(5, at: slot)
+        #expect(card[position] == PropertyValue(5))
+        #expect(card[position]?.count == 1)
+        // Growing past the slot's first room moves it; the neighbour's value stays.
+        card.setValue([1, 2, 3, 4], at: slot)
+        #expect(card[position] == [1, 2, 3, 4])
+        #expect(other[position] == [7, 8])
+        card.setValue([9, 9], for: position)
+        #expect(card[position] == [9, 9])
+        #expect(card[position]?[2] == 0)
+        #expect(scene.drainChanges() == [PropertyChange(target: "card", property: position, value: [9, 9])])
+    }
+
+    @Test("changes are drained in the order they first happened, across targets and properties")
+    func drainOrder() {
+        let scene = Scene()
+        let a = scene.addTarget("a", properties: ["x": 0, "y": 0])
+        let b = scene.addTarget("b", properties: ["x": 0])
+        let (x, y) = (scene.propertyID("x"), scene.propertyID("y"))
+        b.setValue(1, for: x)
+        a.setValue(2, for: y)
+        a.setValue(3, for: x)
+        b.setValue(4, for: x)
+        var seen: [String] = []
+        scene.drainChanges { target, property, value in
+            seen.append("\(target.id.name).\(scene.propertyName(property)!)=\(value)")
+        }
+        #expect(seen == ["b.x=4.0", "a.y=2.0", "a.x=3.0"])
+    }
+
+    @Test("a value set while the changes are drained is recorded for the next drain")
+    func writeDuringDrain() {
+        let scene = Scene()
+        let card = scene.addTarget("card", properties: ["x": 0])
+        let slot = card.slot(for: scene.propertyID("x"))
+        card.setScalar(1, at: slot)
+        var first: [PropertyValue] = []
+        scene.drainChanges { target, _, value in
+            first.append(value)
+            target.setScalar(2, at: slot)
+        }
+        #expect(first == [1])
+        #expect(scene.drainChanges().map(\.value) == [2])
+    }
+
+    @Test("a drain inside a drain's body hands out what was recorded meanwhile, and loses nothing of either")
+    func drainInsideDrain() {
+        let scene = Scene()
+        let a = scene.addTarget("a", properties: ["x": 0])
+        let b = scene.addTarget("b", properties: ["x": 0])
+        let x = scene.propertyID("x")
+        a.setValue(1, for: x)
+        b.setValue(1, for: x)
+        var outer: [String] = []
+        var inner: [String] = []
+        scene.drainChanges { target, _, _ in
+            outer.append(target.id.name)
+            if target.id.name == "a" {
+                a.setValue(2, for: x)
+                scene.drainChanges { target, _, value in inner.append("\(target.id.name)=\(value)") }
+                a.setValue(3, for: x)
+            }
+        }
+        #expect(outer == ["a", "b"])
+        #expect(inner == ["a=2.0"])
+        #expect(scene.drainChanges().map(\.value) == [3])
+    }
+
+    @Test("initial values are not changes; slots stay valid as the store grows to thousands of targets")
+    func growth() {
+        let scene = Scene()
+        let x = scene.propertyID("x")
+        var slots: [(Target, PropertySlot)] = []
+        for i in 0..<3000 {
+            let target = scene.addTarget(TargetID("t\(i)"), properties: ["x": PropertyValue(Double(i))])
+            slots.append((target, target.slot(for: x)))
+        }
+        #expect(scene.drainChanges().isEmpty)
+        #expect(scene.propertySlotCount == 3000)
+        for (i, (target, slot)) in slots.enumerated() where i % 2 == 0 { target.setScalar(-Double(i) - 1, at: slot) }
+        let changes = scene.drainChanges()
+        #expect(changes.count == 1500)
+        #expect(changes.last == PropertyChange(target: "t2998", property: x, value: -2999))
+        #expect(slots[1].0[x] == 1)
+        scene.setScalar(42, at: slots[7].1)
+        #expect(slots[7].0[x] == 42)
+    }
+
+    @Test("a slot of another target is refused: it traps rather than write the wrong target")
+    func otherTargetsSlotTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let scene = Scene()
+            let a = scene.addTarget("a", properties: ["x": 0])
+            let b = scene.addTarget("b", properties: ["x": 0])
+            a.setScalar(1, at: b.slot(for: scene.propertyID("x")))
+        }
+    }
+}

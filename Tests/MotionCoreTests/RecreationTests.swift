@@ -1,0 +1,278 @@
+import Foundation
+import MotionCore
+import MotionTesting
+import Testing
+
+/// R43: `recreatePerformers(of:)` replaces the performers of some classes by new ones made by the same
+/// classes (a rebuilt plugin, a restarted sandbox) and gives them their plans again.
+@Suite("Re-creating performers (R43)")
+struct RecreationTests {
+    /// A harness whose registry the test keeps, to name the classes to re-create.
+    final class Fixture {
+        let log = CallLog()
+        let registry: InProcessRegistry
+        let harness: Harness
+        var scheduler: Scheduler { harness.scheduler }
+
+        init(extra: ((InProcessRegistry, CallLog) -> Void)? = nil) {
+            let log = log
+            let registry = TestPerformers.makeRegistry(log: log)
+            extra?(registry, log)
+            self.registry = registry
+            harness = Harness(registry: { _ in registry })
+        }
+
+        func performerClass(_ planType: String) -> PerformerClass { registry.performerClass(forPlanType: planType)! }
+
+        /// The calls logged since `reset()`, without the trace lines.
+        var calls: [String] { log.all }
+    }
+
+    @Test func recreatedPerformerGetsEveryPlanAgainInOrderNamedPlansByName() throws {  // R43
+        let f = Fixture()
+        try f.harness.commit {
+            $0.add(plan("Record", ["n": 1]), to: "a")
+            $0.add(plan("Record", ["n": 2]), named: "x", to: "a")
+            $0.add(plan("RecordToo", ["n": 3]), to: "a")
+        }
+        f.log.reset()
+        let result = try f.scheduler.recreatePerformers(of: [f.performerClass("Record")])
+        #expect(result.recreated.map(\.description) == ["RecordingPerformer@a"])
+        #expect(result.readdedPlanCount == 3)
+        #expect(result.failures.isEmpty)
+        // The new performer is made first (the old one is kept if that fails), then the old one goes, then
+        // the plans come again in their order, the named one under its name.
+        #expect(
+            f.calls == [
+                "create RecordingPerformer@a", "emitter RecordingPerformer@a", "tokens RecordingPerformer@a",
+                "destroy RecordingPerformer@a",
+                #"add RecordingPerformer@a {"n":1,"type":"Record"}"#,
+                #"addNamed RecordingPerformer@a x {"n":2,"type":"Record"}"#,
+                #"add RecordingPerformer@a {"n":3,"type":"RecordToo"}"#,
+            ])
+    }
+
+    @Test func removedNamesAreNotReaddedAndAReplacedNameComesBackWithItsLatestPlan() throws {  // R43
+        let f = Fixture()
+        try f.harness.commit {
+            $0.add(plan("Record", ["v": 1]), named: "x", to: "a")
+            $0.add(plan("Record", ["v": 1]), named: "y", to: "a")
+            $0.add(plan("Record", ["v": 2]), named: "x", to: "a")
+            $0.removePlan(named: "y", from: "a")
+        }
+        f.log.reset()
+        try f.scheduler.recreatePerformers(of: [f.performerClass("Record")])
+        #expect(f.log.entries(startingWith: "add") == [#"addNamed RecordingPerformer@a x {"type":"Record","v":2}"#])
+        // The name now belongs to the new performer: removing it reaches that one, once.
+        f.log.reset()
+        try f.harness.commit { $0.removePlan(named: "x", from: "a") }
+        #expect(f.calls == ["removeNamed RecordingPerformer@a x"])
+    }
+
+    @Test func targetValuesAreKeptAndOtherClassesAreLeftAlone() throws {  // R43
+        let f = Fixture()
+        try f.harness.commit {
+            $0.add(plan("Record"), to: "a")
+            $0.add(plan("RecordOther"), to: "a")
+            $0.add(plan("SetValue", ["property": "opacity", "value": 0.25]), to: "b")
+        }
+        // What the performers did to the targets since (here: a value moved on by hand) stays.
+        f.harness.scene.target("a")!.setValue(PropertyValue(0.75), forName: "opacity")
+        _ = f.harness.scene.drainChanges()
+        let before = f.scheduler.performerDescriptions
+        f.log.reset()
+        try f.scheduler.recreatePerformers(of: [f.performerClass("Record")])
+        #expect(f.harness.scene.target("a")!["opacity"] == PropertyValue(0.75))
+        #expect(f.harness.scene.target("b")!["opacity"] == PropertyValue(0.25))
+        #expect(f.harness.scene.drainChanges().isEmpty)
+        #expect(!f.calls.contains { $0.contains("OtherRecordingPerformer") || $0.contains("SetValuePerformer") })
+        #expect(f.scheduler.performerDescriptions == before)  // the new one takes the old one's place
+    }
+
+    @Test func theOldPerformersTokensAreEndedAndItsGeneratorIsDeadAfterwards() throws {  // R43, R37
+        let f = Fixture()
+        let observer = RecordingActivityObserver()
+        f.scheduler.addActivityObserver(observer)
+        try f.harness.commit { $0.add(plan("HoldTokens", ["count": 2]), to: "a") }
+        let old = try #require(f.scheduler.performer(forTarget: "a", className: "TokenPerformer") as? TokenPerformer)
+        let oldTokens = old.tokens
+        let oldGenerator = try #require(old.tokenGenerator)
+        f.harness.tracer.reset()
+        try f.scheduler.recreatePerformers(of: [f.performerClass("HoldTokens")])
+        let new = try #require(f.scheduler.performer(forTarget: "a", className: "TokenPerformer") as? TokenPerformer)
+        #expect(new !== old)
+        let allEnded = oldTokens.allSatisfy { $0.isTerminated }
+        #expect(oldTokens.count == 2 && allEnded)
+        var secondTermination: TokenError?
+        do { try oldTokens[0].terminate() } catch { secondTermination = error }
+        #expect(secondTermination?.code == .alreadyTerminated)  // ended by the scheduler already
+        // The new performer took two tokens of its own when its plan came again; activity never wavered.
+        #expect(f.scheduler.outstandingTokenCount == 2)
+        #expect(observer.transitions == [true])
+        let ended = oldTokens.map { "token \($0.id) terminated TokenPerformer@a" }
+        #expect(Array(f.harness.tracer.lines.prefix(4)) == ended + ["destroy TokenPerformer@a", "create TokenPerformer@a"])
+        // A token the replaced performer asks for now counts for nothing.
+        let late = oldGenerator.generate()
+        #expect(f.scheduler.outstandingTokenCount == 2)
+        #expect(late.map { $0.isTerminated } ?? true)
+        // Only the new performer is updated per frame, once.
+        f.log.reset()
+        f.scheduler.advanceFrame(to: 0)
+        #expect(f.log.entries(startingWith: "update") == ["update TokenPerformer@a 0"])
+    }
+
+    /// A class whose factory makes what `version` says: the same class with new code, as after a reload.
+    final class Versioned {
+        var version = 1
+        var refusesMakes = false
+        let log: CallLog
+        init(log: CallLog) { self.log = log }
+    }
+
+    /// Holds a token per plan in version 1; in version 2 takes none and refuses plans with `"bad": true`.
+    final class VersionedPerformer: ContinuousPerforming {
+        let version: Int
+        let log: CallLog
+        var generator: IsActiveTokenGenerator?
+        init(version: Int, log: CallLog) {
+            self.version = version
+            self.log = log
+        }
+        func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { self.generator = generator }
+        func addPlan(_ plan: Plan) throws {
+            if version == 2, plan["bad"]?.bool == true { throw TestError("version 2 refuses bad plans") }
+            log.append("v\(version) add \(plan["n"]?.number ?? 0)")
+            if version == 1 { _ = generator?.generate() }
+        }
+    }
+
+    struct TestError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    private func versionedFixture() -> (Fixture, Versioned) {
+        var versioned: Versioned!
+        let f = Fixture { registry, log in
+            let v = Versioned(log: log)
+            versioned = v
+            registry.register(planTypes: ["Versioned"], className: "VersionedPerformer") { _ in
+                if v.refusesMakes { throw TestError("the new library has no such class") }
+                return VersionedPerformer(version: v.version, log: log)
+            }
+        }
+        return (f, versioned)
+    }
+
+    @Test func newCodeRunsTheOldPlansAndActivityIsReportedOnceWhereItEnds() throws {  // R43
+        let (f, versioned) = versionedFixture()
+        let observer = RecordingActivityObserver()
+        f.scheduler.addActivityObserver(observer)
+        try f.harness.commit {
+            $0.add(plan("Versioned", ["n": 1]), to: "a")
+            $0.add(plan("Versioned", ["n": 2]), to: "b")
+        }
+        #expect(f.scheduler.outstandingTokenCount == 2)
+        versioned.version = 2
+        f.log.reset()
+        let result = try f.scheduler.recreatePerformers(of: [f.performerClass("Versioned")])
+        #expect(result.recreated.map(\.description) == ["VersionedPerformer@a", "VersionedPerformer@b"])
+        #expect(f.calls == ["v2 add 1.0", "v2 add 2.0"])
+        // Version 2 takes no tokens: the old ones ended, and the scheduler reported idle once, at the end.
+        #expect(f.scheduler.outstandingTokenCount == 0)
+        #expect(observer.transitions == [true, false])
+    }
+
+    @Test func aPerformerThatCannotBeMadeAgainIsKeptAndAPlanTheNewOneRefusesIsDropped() throws {  // R43
+        let (f, versioned) = versionedFixture()
+        try f.harness.commit {
+            $0.add(plan("Versioned", ["n": 1]), to: "a")
+            $0.add(plan("Versioned", ["n": 2, "bad": true]), to: "a")
+            $0.add(plan("Versioned", ["n": 3]), to: "a")
+        }
+        let original = try #require(f.scheduler.performer(forTarget: "a", className: "VersionedPerformer"))
+        versioned.refusesMakes = true
+        let kept = try f.scheduler.recreatePerformers(of: [f.performerClass("Versioned")])
+        #expect(kept.recreated.isEmpty)
+        #expect(kept.failures.count == 1)
+        #expect(kept.failures.first?.target == "a")
+        #expect(kept.failures.first?.description.contains("was kept") == true)
+        #expect(kept.failures.first?.description.contains("the new library has no such class") == true)
+        #expect(f.scheduler.performer(forTarget: "a", className: "VersionedPerformer") === original)
+        #expect(f.scheduler.outstandingTokenCount == 3)
+
+        versioned.refusesMakes = false
+        versioned.version = 2
+        f.log.reset()
+        let result = try f.scheduler.recreatePerformers(of: [f.performerClass("Versioned")])
+        #expect(f.calls == ["v2 add 1.0", "v2 add 3.0"])
+        #expect(result.readdedPlanCount == 2)
+        #expect(result.failures.map(\.planType) == ["Versioned"])
+        #expect(result.failures.first?.description.contains("version 2 refuses bad plans") == true)
+        // The refused plan is no longer held: a second re-creation does not try it again.
+        f.log.reset()
+        let again = try f.scheduler.recreatePerformers(of: [f.performerClass("Versioned")])
+        #expect(again.failures.isEmpty)
+        #expect(f.calls == ["v2 add 1.0", "v2 add 3.0"])
+    }
+
+    @Test func whatARecreatedPerformerEmitsWhileItsPlansComeAgainIsNotPerformed() throws {  // R43
+        let f = Fixture()
+        try f.harness.commit { $0.add(emitPlan(adding: plan("Record"), to: "b"), to: "a") }
+        #expect(f.log.entries(startingWith: "add RecordingPerformer@b").count == 1)
+        f.log.reset()
+        try f.scheduler.recreatePerformers(of: [f.performerClass("Emit"), f.performerClass("Record")])
+        // The Emit plan came again to the new emitting performer, whose emission did nothing: the Record plan
+        // it first emitted is re-added once, as a plan the recording performer on b held.
+        #expect(f.log.entries(startingWith: "add EmittingPerformer@a").count == 1)
+        #expect(f.log.entries(startingWith: "add RecordingPerformer@b") == [#"add RecordingPerformer@b {"type":"Record"}"#])
+        let emitter = try #require(f.scheduler.performer(forTarget: "a", className: "EmittingPerformer") as? EmittingPerformer)
+        #expect(emitter.lastEmitResult == true)
+        // After it, emissions are performed again.
+        f.log.reset()
+        _ = try emitter.emitNow(Transaction([.add(plan("Record", ["n": 9]), target: "b")]))
+        #expect(f.log.entries(startingWith: "add RecordingPerformer@b") == [#"add RecordingPerformer@b {"n":9,"type":"Record"}"#])
+    }
+
+    @Test func recreatingFromInsideAPerformerCallIsRefusedAndChangesNothing() throws {  // R43
+        final class Box { weak var scheduler: Scheduler? }
+        let box = Box()
+        final class Recreator: Performer {
+            let box: Box
+            let performerClass: () -> PerformerClass
+            var error: CommitError?
+            init(box: Box, performerClass: @escaping () -> PerformerClass) {
+                self.box = box
+                self.performerClass = performerClass
+            }
+            func addPlan(_ plan: Plan) throws {
+                do {
+                    try box.scheduler?.recreatePerformers(of: [performerClass()])
+                } catch {
+                    self.error = error
+                }
+            }
+        }
+        var registryRef: InProcessRegistry?
+        let f = Fixture { registry, _ in
+            registryRef = registry
+            registry.register(planTypes: ["Recreate"], className: "Recreator") { _ in
+                Recreator(box: box) { registryRef!.performerClass(forPlanType: "Recreate")! }
+            }
+        }
+        box.scheduler = f.scheduler
+        try f.harness.commit { $0.add(plan("Recreate"), to: "a") }
+        let performer = try #require(f.scheduler.performer(forTarget: "a", className: "Recreator") as? Recreator)
+        #expect(performer.error?.code == .unsupportedOperation)
+        #expect(f.scheduler.performer(forTarget: "a", className: "Recreator") === performer)
+    }
+
+    @Test func recreatingAClassWithoutPerformersDoesNothing() throws {  // R43
+        let f = Fixture()
+        try f.harness.commit { $0.add(plan("Record"), to: "a") }
+        f.log.reset()
+        let result = try f.scheduler.recreatePerformers(of: [f.performerClass("HoldTokens")])
+        #expect(result.recreated.isEmpty && result.failures.isEmpty)
+        #expect(f.calls.isEmpty)
+    }
+}

@@ -1,0 +1,263 @@
+import Foundation
+import MotionCore
+import MotionFiles
+import Testing
+
+@testable import MotionHost
+
+/// Builds of the hot-reload fixture, `Tests/Fixtures/reload/reloadable.c`, into a plugin folder with its
+/// manifest: each build a different library of the same plugin id and soname.
+struct ReloadableBuilds {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    let root = TemporaryFolder()
+    let plugins: URL
+    let manifestURL: URL
+    var library: URL { plugins.appendingPathComponent("libreloadable.so") }
+
+    /// A plugin folder with the manifest and a first build (offset 0) in place.
+    init() throws {
+        plugins = root.folder("plugins")
+        let manifest = try String(
+            contentsOf: Self.packageRoot.appendingPathComponent("Tests/Fixtures/reload/reloadable.json"), encoding: .utf8)
+        manifestURL = root.write("plugins/reloadable.json", manifest)
+        try install(offset: 0)
+    }
+
+    /// Builds a variant beside the library and renames it over the library, as a linker does.
+    /// - Parameters:
+    ///   - offset: What the build adds to each plan's value.
+    ///   - refuses: Whether its entry refuses to load.
+    func install(offset: Int, refuses: Bool = false) throws {
+        let staged = plugins.appendingPathComponent(".libreloadable.so.tmp")
+        try Self.build(to: staged, flags: ["-DSTEP_OFFSET=\(offset)"] + (refuses ? ["-DREFUSE"] : []))
+        #expect(rename(staged.path, library.path) == 0)
+    }
+
+    /// `cc -shared` of the fixture with its soname, and `flags`.
+    static func build(to output: URL, flags: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments =
+            [
+                "cc", "-shared", "-fPIC", "-fvisibility=hidden", "-Wl,--no-undefined", "-Wl,-soname,libreloadable.so",
+                "-I", packageRoot.appendingPathComponent("Sources/CMotionABI/include").path,
+                packageRoot.appendingPathComponent("Tests/Fixtures/reload/reloadable.c").path, "-o", output.path,
+            ] + flags
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "cc failed for the reload fixture")
+        chmod(output.path, 0o755)
+    }
+}
+
+/// Hot reload in the plugin host (issue 14): a rebuilt library is loaded from a new sealed copy, checked,
+/// and its performers replace the old ones (R43); one that fails its checks leaves the old code running.
+@Suite struct ReloadTests {
+    /// A scheduler over a host of the fixture, with `level` and `other` on target `t`.
+    final class Run {
+        let builds: ReloadableBuilds
+        let host: PluginHost
+        let scene = Scene()
+        let scheduler: Scheduler
+        private var frame = 0
+
+        init() throws {
+            builds = try ReloadableBuilds()
+            let manifest = try PluginManifest.load(contentsOf: builds.manifestURL)
+            host = PluginHost(catalog: PluginCatalog(plugins: [manifest]), loader: LibraryLoader(), logSink: { _, _ in })
+            scene.addTarget("t", properties: ["level": PropertyValue(0), "other": PropertyValue(0)])
+            scheduler = Scheduler(scene: scene, registry: host)
+        }
+
+        func advance() {
+            scheduler.advanceFrame(to: Double(frame) / 60)
+            frame += 1
+        }
+
+        func value(_ property: String) -> Double? { scene.target("t")?[property]?.scalar }
+
+        /// Commits a `Step` plan to `t` (named, when `name` is given).
+        func step(_ property: String, _ value: Double? = nil, named name: String? = nil) throws {
+            var fields: [String: JSONValue] = ["property": .string(property)]
+            if let value { fields["value"] = .number(value) }
+            var transaction = Transaction()
+            if let name {
+                transaction.add(Plan(type: "Step", fields: fields), named: name, to: "t")
+            } else {
+                transaction.add(Plan(type: "Step", fields: fields), to: "t")
+            }
+            try scheduler.commit(transaction)
+        }
+
+        /// Reloads the fixture, returning the error it failed with, if any.
+        func failedReload() -> PluginError? {
+            do {
+                _ = try host.reload(pluginID: "org.example.reloadable", in: scheduler)
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
+    @Test func aSecondSealedCopyWithTheSameSonameLoadsApartFromTheFirst() throws {
+        let builds = try ReloadableBuilds()
+        let manifest = try PluginManifest.load(contentsOf: builds.manifestURL)
+        let loader = LibraryLoader()
+        let first = try loader.load(manifest)
+        try builds.install(offset: 100)
+        let second = try loader.loadNewCopy(of: manifest, replacing: first)
+        #expect(second.isNew)
+        // glibc did not hand back the loaded library for the same soname: a new handle and new code.
+        #expect(second.library.handle != first.handle)
+        let firstEntry = try #require(first.symbol("motion_plugin_entry"))
+        let secondEntry = try #require(second.library.symbol("motion_plugin_entry"))
+        #expect(firstEntry != secondEntry)
+        #expect(second.sha256 == SHA256.hexDigest(of: Array(try Data(contentsOf: builds.library))))
+        #expect(second.library.isSealed)
+        // A first load of that file now gives the new copy; the same bytes again load nothing.
+        #expect(try loader.load(manifest) === second.library)
+        let again = try loader.loadNewCopy(of: manifest, replacing: second.library)
+        #expect(!again.isNew && again.library === second.library && again.sha256 == second.sha256)
+    }
+
+    @Test func aRebuiltLibraryReplacesThePerformersAndGetsTheirPlansAgain() throws {
+        let run = try Run()
+        try run.step("level", 5)
+        try run.step("other", 7, named: "n")
+        run.advance()
+        #expect(run.value("level") == 5 && run.value("other") == 7)
+
+        #expect(!run.host.isLibraryReplacedOnDisk(ofPlugin: "org.example.reloadable"))
+        try run.builds.install(offset: 100)
+        // What a watcher that starts after the load asks, so as not to miss this rebuild.
+        #expect(run.host.isLibraryReplacedOnDisk(ofPlugin: "org.example.reloadable"))
+        let reload = try #require(try run.host.reload(pluginID: "org.example.reloadable", in: run.scheduler))
+        #expect(!run.host.isLibraryReplacedOnDisk(ofPlugin: "org.example.reloadable"))
+        #expect(reload.isNewLibrary)
+        #expect(reload.libraryPath == (try system_realpath(run.builds.library.path)))
+        #expect(reload.sha256 == SHA256.hexDigest(of: Array(try Data(contentsOf: run.builds.library))))
+        #expect(reload.recreation.recreated.map(\.description) == ["Stepper@t"])
+        #expect(reload.recreation.readdedPlanCount == 2)
+        #expect(reload.recreation.failures.isEmpty)
+        // Values are kept until the new code's first frame, which sets them from the re-added plans.
+        #expect(run.value("level") == 5)
+        run.advance()
+        #expect(run.value("level") == 105 && run.value("other") == 107)
+        #expect(run.scheduler.outstandingTokenCount == 1)  // the old token ended, the new performer took one
+
+        // The named plan is held under its name by the new performer: removing it reaches the new code.
+        var removal = Transaction()
+        removal.removePlan(named: "n", from: "t")
+        try run.scheduler.commit(removal)
+        run.scene.target("t")!.setValue(PropertyValue(0), forName: "other")
+        run.advance()
+        #expect(run.value("other") == 0 && run.value("level") == 105)
+        // New commits use the new library too.
+        try run.step("other", 1)
+        run.advance()
+        #expect(run.value("other") == 101)
+    }
+
+    @Test func aReloadThatFailsItsEntryKeepsTheOldCodeRunningAndSaysWhy() throws {
+        let run = try Run()
+        try run.step("level", 5)
+        run.advance()
+
+        try run.builds.install(offset: 100, refuses: true)
+        let failure = run.failedReload()
+        #expect(failure?.code == .entryRefused)
+        #expect(failure?.description.contains("reloadable.json: library \"libreloadable.so\": motion_plugin_entry returned NULL") == true)
+        #expect(failure?.description.contains("this build refuses to load") == true)
+        run.scene.target("t")!.setValue(PropertyValue(0), forName: "level")
+        run.advance()
+        #expect(run.value("level") == 5)  // the old code still runs
+
+        // The next good build is taken.
+        try run.builds.install(offset: 200)
+        let reload = try run.host.reload(pluginID: "org.example.reloadable", in: run.scheduler)
+        #expect(reload?.recreation.recreated.count == 1)
+        run.advance()
+        #expect(run.value("level") == 205)
+    }
+
+    @Test func aLibraryThatFailsItsTrustChecksIsNotLoadedAndTheOldCodeRuns() throws {
+        let run = try Run()
+        try run.step("level", 5)
+        try run.builds.install(offset: 100)
+        chmod(run.builds.library.path, 0o777)
+        let failure = run.failedReload()
+        #expect(failure?.code == .insecurePermissions)
+        run.advance()
+        #expect(run.value("level") == 5)
+    }
+
+    @Test func unchangedBytesReloadNothingAndAManifestThatChangesThePlanTypesIsRefused() throws {
+        let run = try Run()
+        try run.step("level", 5)
+        #expect(try run.host.reload(pluginID: "org.example.reloadable", in: run.scheduler) == nil)
+        #expect(try run.host.reload(pluginID: "org.example.unknown", in: run.scheduler) == nil)
+
+        let manifest = try String(contentsOf: run.builds.manifestURL, encoding: .utf8)
+        _ = run.builds.root.write("plugins/reloadable.json", manifest.replacingOccurrences(of: "\"Step\"", with: "\"Stride\""))
+        var failure = run.failedReload()
+        #expect(failure?.code == .reloadRefused)
+        #expect(failure?.description.contains("Stepper (entry): Step → Stepper (entry): Stride") == true)
+
+        _ = run.builds.root.write("plugins/reloadable.json", "{\"manifestVersion\": 1,")
+        failure = run.failedReload()
+        #expect(failure?.code == .reloadRefused)
+        #expect(failure?.description.contains("the changed manifest was not taken") == true)
+        run.advance()
+        #expect(run.value("level") == 5)
+    }
+
+    @Test func aChangedManifestAloneReloadsWithItsNewDefaults() throws {
+        let run = try Run()
+        try run.step("level")  // value: the default, 0
+        run.advance()
+        #expect(run.value("level") == 0)
+        let manifest = try String(contentsOf: run.builds.manifestURL, encoding: .utf8)
+        _ = run.builds.root.write("plugins/reloadable.json", manifest.replacingOccurrences(of: "\"default\": 0", with: "\"default\": 3"))
+        let reload = try #require(try run.host.reload(pluginID: "org.example.reloadable", in: run.scheduler))
+        #expect(!reload.isNewLibrary)
+        #expect(reload.recreation.recreated.count == 1)
+        run.advance()
+        #expect(run.value("level") == 3)  // the plan was prepared again, with the new default
+    }
+
+    @Test func aDeclarativePluginsFunctionsAreLookedUpAgainInTheNewLibrary() throws {
+        let root = TemporaryFolder()
+        let folder = root.folder("plugins")
+        let products = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let built = try Data(contentsOf: products.appendingPathComponent("libCDeclarative.so"))
+        let library = folder.appendingPathComponent("libCDeclarative.so")
+        try built.write(to: library)
+        chmod(library.path, 0o755)
+        let manifestURL = folder.appendingPathComponent("cdeclarative.json")
+        try Data(contentsOf: ReloadableBuilds.packageRoot.appendingPathComponent("manifests/cdeclarative.json")).write(to: manifestURL)
+        let manifest = try PluginManifest.load(contentsOf: manifestURL)
+        let host = PluginHost(catalog: PluginCatalog(plugins: [manifest]), loader: LibraryLoader(), logSink: { _, _ in })
+        let scene = Scene()
+        scene.addTarget("t", properties: ["level": PropertyValue(0)])
+        let scheduler = Scheduler(scene: scene, registry: host)
+        var transaction = Transaction()
+        transaction.add(Plan(type: "SetLevel", fields: ["property": "level", "level": 0.25]), to: "t")
+        try scheduler.commit(transaction)
+        #expect(scene.target("t")?["level"] == PropertyValue(0.25))
+        let running = try #require(host.codeFiles(ofPlugin: manifest.id))
+
+        // The same code with bytes appended: another library, whose functions the new performer calls.
+        let staged = folder.appendingPathComponent(".next")
+        try (built + Data("next build".utf8)).write(to: staged)
+        chmod(staged.path, 0o755)
+        #expect(rename(staged.path, library.path) == 0)
+        scene.target("t")!.setValue(PropertyValue(0), forName: "level")
+        let reload = try #require(try host.reload(pluginID: manifest.id, in: scheduler))
+        #expect(reload.isNewLibrary && reload.recreation.recreated.map(\.description) == ["Level@t"])
+        #expect(host.performerClasses(ofPlugin: manifest.id).map(\.name) == ["Level"])
+        #expect(host.codeFiles(ofPlugin: manifest.id)?.library == running.library)
+        #expect(scene.target("t")?["level"] == PropertyValue(0.25))  // the re-added plan, called in the new copy
+    }
+}
