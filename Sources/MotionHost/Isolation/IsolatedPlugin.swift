@@ -109,6 +109,8 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     /// one that existed.
     var slotBeingCreated: UInt32?
     private let writes = UnsafeMutablePointer<motion_property_write>.allocate(capacity: SandboxSharedMemory.writeCapacity)
+    private let slotWrites = UnsafeMutablePointer<motion_slot_write>.allocate(capacity: SandboxSharedMemory.writeCapacity)
+    private let slotValues = UnsafeMutablePointer<Double>.allocate(capacity: SandboxSharedMemory.writeCapacity * Int(MOTION_PROPERTY_MAX_COMPONENTS))
 
     private final class WeakScene {
         weak var scene: Scene?
@@ -139,6 +141,8 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     deinit {
         shutDown()
         writes.deallocate()
+        slotWrites.deallocate()
+        slotValues.deallocate()
     }
 
     private func start(loader: LibraryLoader) throws(PluginError) {
@@ -275,17 +279,56 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         guard count <= SandboxSharedMemory.writeCapacity else { throw .malformed("\(count) property writes") }
         let contextCount = contexts.count
         var record = UnsafeRawPointer(memory.writes)
-        for i in 0..<count {
-            let slot = Int(truncatingIfNeeded: record.load(as: UInt64.self)) &- 1
-            let write = writes + i
-            write.pointee.ctx = slot >= 0 && slot < contextCount ? contexts[slot].opaque : nil
-            write.pointee.property = record.load(fromByteOffset: 8, as: Int32.self)
-            write.pointee.count = record.load(fromByteOffset: 12, as: UInt32.self)
-            UnsafeMutableRawPointer(write).advanced(by: 16).copyMemory(from: record + 16, byteCount: 32)
+        // Runs of writes by id go through set_properties, runs by slot through set_slots, in the order made.
+        var byID = 0
+        var bySlot = 0
+        var valueCount = 0
+        var slotContext: OpaquePointer?
+        func flushByID() {
+            guard byID > 0 else { return }
+            var failedIndex = 0
+            _ = HostInterface.table.pointee.set_properties(writes, byID, MemoryLayout<motion_property_write>.stride, &failedIndex)
+            byID = 0
+        }
+        func flushBySlot() {
+            guard bySlot > 0 else { return }
+            var failedIndex = 0
+            _ = HostInterface.slotsExtension.pointee.set_slots(slotContext, slotWrites, bySlot, slotValues, valueCount, &failedIndex)
+            bySlot = 0
+            valueCount = 0
+        }
+        for _ in 0..<count {
+            let tagged = record.load(as: UInt64.self)
+            let slot = Int(truncatingIfNeeded: tagged & ~(1 << 63)) &- 1
+            let context = slot >= 0 && slot < contextCount ? contexts[slot].opaque : nil
+            let components = min(record.load(fromByteOffset: 12, as: UInt32.self), UInt32(MOTION_PROPERTY_MAX_COMPONENTS))
+            if tagged & (1 << 63) != 0 {
+                flushByID()
+                // One batch per scene: a context of another scene starts a new one.
+                if bySlot > 0, let slotContext, let context,
+                    HostContext.from(slotContext)!.withScene({ ObjectIdentifier($0) })
+                        != HostContext.from(context)!.withScene({ ObjectIdentifier($0) })
+                {
+                    flushBySlot()
+                }
+                if bySlot == 0 { slotContext = context }
+                slotWrites[bySlot] = motion_slot_write(slot: record.load(fromByteOffset: 8, as: Int32.self), count: components)
+                for c in 0..<Int(components) { slotValues[valueCount + c] = record.load(fromByteOffset: 16 + 8 * c, as: Double.self) }
+                valueCount += Int(components)
+                bySlot += 1
+            } else {
+                flushBySlot()
+                let write = writes + byID
+                write.pointee.ctx = context
+                write.pointee.property = record.load(fromByteOffset: 8, as: Int32.self)
+                write.pointee.count = record.load(fromByteOffset: 12, as: UInt32.self)
+                UnsafeMutableRawPointer(write).advanced(by: 16).copyMemory(from: record + 16, byteCount: 32)
+                byID += 1
+            }
             record += SandboxSharedMemory.writeStride
         }
-        var failedIndex = 0
-        _ = HostInterface.table.pointee.set_properties(writes, count, MemoryLayout<motion_property_write>.stride, &failedIndex)
+        flushByID()
+        flushBySlot()
     }
 
     private func context(_ slot: UInt32?) throws(ChannelFailure) -> HostContext {
@@ -313,6 +356,12 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             }
             var out = WireWriter()
             out.i32(host.set_property(context.opaque, id, values, count))
+            try channel.send(.reply, out)
+        case .propertySlot:
+            let context = try context(input.u32())
+            guard let property = input.i32() else { throw .malformed("slot") }
+            var out = WireWriter()
+            out.i32(HostInterface.slotsExtension.pointee.slot(context.opaque, property))
             try channel.send(.reply, out)
         case .propertyID:
             let context = try context(input.u32())

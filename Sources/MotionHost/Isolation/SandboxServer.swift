@@ -47,8 +47,11 @@ public enum SandboxServer {
 /// target's name and the property names interned in its scene. Kept for the life of the process once retired,
 /// as the host keeps its own.
 final class SandboxContext: @unchecked Sendable {
-    // @unchecked: immutable but for `live` (atomic) and the scene's interned ids (scheduler thread only).
+    // @unchecked: immutable but for `live` (atomic), the scene's interned ids and the property slots (scheduler
+    // thread only).
     let slot: UInt32
+    /// Property id → the host's property slot of this performer's target, as resolved through this context.
+    var propertySlots: [motion_property_id: motion_property_slot] = [:]
     let scene: SandboxScene
     let targetName: UnsafeMutablePointer<CChar>
     let live = Atomic<Bool>(true)
@@ -75,6 +78,16 @@ final class SandboxContext: @unchecked Sendable {
 final class SandboxScene {
     var ids: [String: motion_property_id] = [:]
     var known: [Bool] = []
+    /// The property slots resolved through this sandbox in the scene: a batch of writes to them is checked here.
+    var knownSlots: [Bool] = []
+
+    func isKnownSlot(_ slot: motion_property_slot) -> Bool { slot >= 0 && Int(slot) < knownSlots.count && knownSlots[Int(slot)] }
+
+    func rememberSlot(_ slot: motion_property_slot) {
+        guard slot >= 0 else { return }
+        if Int(slot) >= knownSlots.count { knownSlots.append(contentsOf: repeatElement(false, count: Int(slot) + 1 - knownSlots.count)) }
+        knownSlots[Int(slot)] = true
+    }
 
     func isKnown(_ id: motion_property_id) -> Bool { id >= 0 && Int(id) < known.count && known[Int(id)] }
 
@@ -400,13 +413,13 @@ private final class Server: @unchecked Sendable {
 
     /// Queues one checked write in shared memory, handing the queue over first when it is full.
     @inline(__always)
-    func queue(slot: UInt32, property: motion_property_id, values: UnsafePointer<Double>, count: UInt32) {
-        if !prefetched.isEmpty { dropPrefetched(property: property) }
+    func queue(slot: UInt32, property: motion_property_id, values: UnsafePointer<Double>, count: UInt32, isBySlot: Bool = false) {
+        if !prefetched.isEmpty { isBySlot ? prefetched.removeAll() : dropPrefetched(property: property) }
         if pendingWrites == SandboxSharedMemory.writeCapacity {
             _ = call(.flushWrites, WireWriter())
         }
         let record = memory.writes + pendingWrites * SandboxSharedMemory.writeStride
-        record.storeBytes(of: UInt64(slot) + 1, as: UInt64.self)
+        record.storeBytes(of: (UInt64(slot) + 1) | (isBySlot ? 1 << 63 : 0), as: UInt64.self)
         record.storeBytes(of: property, toByteOffset: 8, as: Int32.self)
         record.storeBytes(of: count, toByteOffset: 12, as: UInt32.self)
         (record + 16).copyMemory(from: values, byteCount: Int(count) * 8)
@@ -487,6 +500,14 @@ enum SandboxHostInterface {
         return table
     }()
 
+    nonisolated(unsafe) static let slotsExtension: UnsafeMutablePointer<motion_property_slots_v1> = {
+        let table = UnsafeMutablePointer<motion_property_slots_v1>.allocate(capacity: 1)
+        table.initialize(
+            to: motion_property_slots_v1(
+                struct_size: UInt32(MemoryLayout<motion_property_slots_v1>.size), slot: sandboxSlot, set_slots: sandboxSetSlots))
+        return table
+    }()
+
     nonisolated(unsafe) static let logExtension: UnsafeMutablePointer<motion_log_v1> = {
         let table = UnsafeMutablePointer<motion_log_v1>.allocate(capacity: 1)
         table.initialize(to: motion_log_v1(struct_size: UInt32(MemoryLayout<motion_log_v1>.size), log: sandboxContextLog))
@@ -526,9 +547,80 @@ private let sandboxContextLog: @convention(c) (OpaquePointer?, Int32, UnsafePoin
 }
 
 private let sandboxGetExtension: @convention(c) (UnsafePointer<CChar>?) -> UnsafeRawPointer? = { id in
-    guard let id, strcmp(id, MOTION_HOST_EXTENSION_LOG) == 0 else { return nil }
-    return UnsafeRawPointer(SandboxHostInterface.logExtension)
+    guard let id else { return nil }
+    if strcmp(id, MOTION_HOST_EXTENSION_LOG) == 0 { return UnsafeRawPointer(SandboxHostInterface.logExtension) }
+    if strcmp(id, MOTION_HOST_EXTENSION_PROPERTY_SLOTS) == 0 { return UnsafeRawPointer(SandboxHostInterface.slotsExtension) }
+    return nil
 }
+
+/// `motion_property_slots_v1.slot`: the host's answer, once per (performer, property), then from the context.
+private let sandboxSlot: @convention(c) (OpaquePointer?, motion_property_id) -> motion_property_slot = { ctx, property in
+    SandboxContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
+        guard context.isLive else { return MOTION_ERR_SCHEDULER_GONE }
+        guard server.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
+        if let slot = context.propertySlots[property] { return slot }
+        var out = WireWriter()
+        out.u32(context.slot)
+        out.i32(property)
+        var reply = server.call(.propertySlot, out)
+        let slot = reply.i32() ?? MOTION_ERR_INTERNAL
+        if slot >= 0 {
+            context.propertySlots[property] = slot
+            context.scene.rememberSlot(slot)
+        }
+        return slot
+    }
+}
+
+/// `motion_property_slots_v1.set_slots`: every check of the host's, in its order, before anything is queued
+/// (nothing of a failing batch is); the writes then travel with the next message, as set_properties' do. A batch
+/// with a slot this plugin did not get from slot() is refused with MOTION_ERR_UNKNOWN_PROPERTY.
+private let sandboxSetSlots:
+    @convention(c) (OpaquePointer?, UnsafePointer<motion_slot_write>?, Int, UnsafePointer<Double>?, Int, UnsafeMutablePointer<Int>?) ->
+        motion_status = { ctx, writes, count, values, valueCount, failedIndexOut in
+            guard let ctx, count >= 0, valueCount >= 0, count == 0 || (writes != nil && values != nil) else { return MOTION_ERR_INVALID_ARGUMENT }
+            let server = server
+            return SandboxContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
+                guard context.isLive else { return MOTION_ERR_SCHEDULER_GONE }
+                guard server.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
+                guard count > 0 || valueCount > 0 else { return MOTION_OK }
+                guard let writes else {
+                    failedIndexOut?.pointee = 0
+                    return MOTION_ERR_INVALID_ARGUMENT
+                }
+                var used = 0
+                for index in 0..<count {
+                    let write = writes[index]
+                    guard context.scene.isKnownSlot(write.slot) else {
+                        // Not made by slot() through this sandbox. (A slot number the plugin did not get from
+                        // slot() may be one the host has; it is refused here all the same.)
+                        failedIndexOut?.pointee = index
+                        return MOTION_ERR_UNKNOWN_PROPERTY
+                    }
+                    guard write.count &- 1 < UInt32(MOTION_PROPERTY_MAX_COMPONENTS), used + Int(write.count) <= valueCount else {
+                        failedIndexOut?.pointee = index
+                        return MOTION_ERR_INVALID_ARGUMENT
+                    }
+                    used += Int(write.count)
+                }
+                guard used == valueCount else {
+                    failedIndexOut?.pointee = count
+                    return MOTION_ERR_INVALID_ARGUMENT
+                }
+                guard let values else { return MOTION_ERR_INVALID_ARGUMENT }
+                for i in 0..<valueCount where !values[i].isFinite {
+                    failedIndexOut?.pointee = i
+                    return MOTION_ERR_INVALID_ARGUMENT
+                }
+                var offset = 0
+                for index in 0..<count {
+                    let write = writes[index]
+                    server.queue(slot: context.slot, property: write.slot, values: values + offset, count: write.count, isBySlot: true)
+                    offset += Int(write.count)
+                }
+                return MOTION_OK
+            }
+        }
 
 private let sandboxEmitTransaction:
     @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, Int, UnsafeMutablePointer<motion_error>?) -> motion_status = {

@@ -12,7 +12,7 @@ enum SandboxMessageKind: UInt32 {
     // The host's requests.
     case load = 1, create, addPlan, addNamedPlan, removeNamedPlan, destroy, updateMany, update, receiveSample
     // The sandbox's requests (the plugin calling the host).
-    case log = 20, contextLog, emit, tokenGenerate, tokenTerminate, propertyID, getProperty, setProperty, flushWrites
+    case log = 20, contextLog, emit, tokenGenerate, tokenTerminate, propertyID, getProperty, setProperty, flushWrites, propertySlot
     /// The answer to the request being waited for.
     case reply = 100
 }
@@ -249,7 +249,8 @@ final class SandboxChannel: @unchecked Sendable {
 ///
 /// Layout: the request channel's two rings (host to sandbox, sandbox to host) of ``ringCapacity`` bytes each, then
 /// ``memberCapacity`` 32-bit performer slots, then ``writeCapacity`` records laid out as
-/// `motion_property_write` (48 bytes) whose `ctx` field holds the performer's slot + 1 instead of a pointer.
+/// `motion_property_write` (48 bytes) whose `ctx` field holds the performer's slot + 1 instead of a pointer, with
+/// bit 63 set for a write by property slot (ABI 1.3's `set_slots`; its `property` field is then the slot).
 struct SandboxSharedMemory: @unchecked Sendable {
     // @unchecked: a mapping shared with another process; who touches which part when is the protocol's rule (the
     // rings are lock-free between their one producer and one consumer; the rest only during a request).
