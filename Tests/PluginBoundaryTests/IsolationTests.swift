@@ -269,6 +269,42 @@ struct IsolatedPropertyReadTests {
         return host
     }
 
+    /// Every change of 30 frames of three Tweens and a SpringTo through TweenKit, in process or isolated.
+    func changes(isolated: Bool) throws -> [String] {
+        let manifest = try PluginManifest.load(contentsOf: packageRoot.appendingPathComponent("manifests/tweenkit.json"))
+        let host = PluginHost(
+            catalog: PluginCatalog(plugins: [manifest]),
+            loader: LibraryLoader(
+                configuration: HostConfiguration(plugins: isolated ? ["*": .process] : [:]), extraLibraryDirectories: [productsDirectory]))
+        let scene = Scene()
+        for name in ["a", "b", "c"] { scene.addTarget(TargetID(name), properties: ["position": [0, 0], "opacity": 0]) }
+        let scheduler = Scheduler(scene: scene, registry: host)
+        try scheduler.commit(
+            Transaction([
+                .add(Plan(type: "Tween", fields: ["property": "opacity", "to": [1], "duration": 0.3, "timing": "easeInOut"]), target: "a"),
+                .add(Plan(type: "Tween", fields: ["property": "position", "to": [10, -4], "duration": 0.2, "delay": 0.1]), target: "b"),
+                .add(Plan(type: "SpringTo", fields: ["property": "position", "destination": [3, 7]]), target: "c"),
+                .add(Plan(type: "Tween", fields: ["property": "opacity", "from": [0.5], "to": [0], "duration": 0.25]), target: "c"),
+            ]))
+        var lines: [String] = []
+        for i in 0..<30 {
+            scheduler.advanceFrame(to: Double(i) / 60)
+            for change in scene.drainChanges() {
+                lines.append(
+                    "\(i) \(change.target.name) \(scene.propertyName(change.property) ?? "?") \((0..<change.value.count).map { change.value[$0].bitPattern })"
+                )
+            }
+        }
+        return lines
+    }
+
+    @Test("an isolated TweenKit's frames (written by property slot through the sandbox) change the same values, bit for bit")
+    func isolatedFramesEqualInProcessFrames() throws {
+        let inProcess = try changes(isolated: false)
+        #expect(inProcess.count > 60)
+        #expect(try changes(isolated: true) == inProcess)
+    }
+
     @Test("a Tween whose vector does not fit its property is refused as in process: the length read in add_plan is the target's")
     func tweenChecksTheLengthOfTheValueItRead() throws {
         let scene = Scene()
