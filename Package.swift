@@ -37,6 +37,7 @@ func swiftFixture(_ name: String) -> Target {
 let cFixturePlugins = [
     "FixtureCrashOnCreate", "FixtureHangOnAdd", "FixtureWrongABIMajor", "FixtureNoEntrySymbol", "FixtureRefuses",
     "FixtureTestPerformers", "FixtureUpdateManyMismatch", "FixtureLateCalls", "FixtureNoisyRefusal", "FixtureFaults",
+    "FixtureConfinement",
 ]
 let swiftFixturePlugins = ["FixtureTokenMisuse", "FixtureDeviceMotionEcho", "FixturePlanProbe"]
 
@@ -49,6 +50,7 @@ let package = Package(
         .library(name: "MotionHost", targets: ["MotionHost"]),
         .library(name: "MotionLive", targets: ["MotionLive"]),
         .executable(name: "motion-host", targets: ["motion-host"]),
+        .executable(name: "motion-sandbox", targets: ["motion-sandbox"]),
         .library(name: "MotionAnimation", targets: ["MotionAnimation"]),
         .library(name: "MotionPluginKit", targets: ["MotionPluginKit"]),
         // Plugins
@@ -118,6 +120,8 @@ let package = Package(
         cFixture("FixtureNoisyRefusal"),
         // Crashes, aborts or hangs at a chosen frame, on the scheduler's thread or its own.
         cFixture("FixtureFaults"),
+        // Tries what an isolated plugin's sandbox forbids (execve, socket, memory past the limit, descriptors).
+        cFixture("FixtureConfinement"),
         swiftFixture("FixtureTokenMisuse"),
         swiftFixture("FixtureDeviceMotionEcho"),
         swiftFixture("FixturePlanProbe"),
@@ -141,9 +145,13 @@ let package = Package(
         // last words when a plugin crashes or hangs it (per-thread call marks, the loaded libraries' address ranges
         // and the timeline's buffer, read by signal handlers and a watchdog: async-signal-safe C).
         .target(name: "CMotionHostSupport", cSettings: dwarf4),
+        // libseccomp (Debian libseccomp-dev): the system-call filter of an isolated plugin's sandbox.
+        .systemLibrary(name: "CSeccomp", pkgConfig: "libseccomp", providers: [.apt(["libseccomp-dev"])]),
         .target(
             name: "MotionHost",
-            dependencies: ["MotionCore", "MotionFiles", "CMotionABI", "CLibFFI", "COpenSSL", "CMotionHostSupport"]),
+            dependencies: ["MotionCore", "MotionFiles", "CMotionABI", "CLibFFI", "COpenSSL", "CMotionHostSupport", "CSeccomp"]),
+        // The sandbox an isolated plugin runs in (one process per plugin), started by the host beside itself.
+        .executableTarget(name: "motion-sandbox", dependencies: ["MotionHost"]),
         .testTarget(name: "MotionHostTests", dependencies: ["MotionHost", "MotionCore", "MotionFiles"]),
         .executableTarget(
             name: "discovery-benchmark", dependencies: ["MotionHost", "MotionCore"],

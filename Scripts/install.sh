@@ -65,7 +65,9 @@ umask 022
 install -d -m 0755 "$bin" "$plugins"
 installed=()
 install -m 0755 "$products/motion-host" "$bin/motion-host"
-installed+=("$bin/motion-host")
+# The sandbox an isolated plugin runs in (--isolate, "isolation": "process"): motion-host starts it from its own folder.
+install -m 0755 "$products/motion-sandbox" "$bin/motion-sandbox"
+installed+=("$bin/motion-host" "$bin/motion-sandbox")
 for manifest in manifests/*.json; do
     library="$(sed -n 's/^ *"library": *"\([^"]*\)".*/\1/p' "$manifest" | head -n 1)"
     if [ -z "$library" ] || [ ! -f "$products/$library" ]; then
@@ -79,7 +81,7 @@ done
 printf '%s\n' "${installed[@]}" > "$list"
 chmod 0644 "$list"
 
-echo "installed $bin/motion-host and ${#installed[@]} files; plugins in $plugins"
+echo "installed $bin/motion-host, $bin/motion-sandbox and ${#installed[@]} files; plugins in $plugins"
 case "$plugins" in
     "${XDG_DATA_HOME:-$HOME/.local/share}/motion/plugins"|/usr/local/lib/motion/plugins|/usr/lib/motion/plugins) ;;
     *) echo "note: $plugins is not on the default search path: export MOTION_PLUGIN_PATH=$plugins" ;;

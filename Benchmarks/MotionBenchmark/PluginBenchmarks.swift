@@ -154,15 +154,16 @@ struct PluginBenchmarks {
     /// of one, and a fresh process is not shaped by the measurements before it. Per process: median ns
     /// per performer per frame of each side and the median of the rounds' ratios.
     static func freshProcessTweenFrameCosts(count: Int = 10_000, processes: Int = 7) throws
-        -> [(inProcess: Double, plugin: Double, ratio: Double)]
+        -> [(inProcess: Double, plugin: Double, ratio: Double, isolated: Double, isolatedRatio: Double)]
     {
         try (0..<processes).map { _ in
             let output = try runFreshProcess(arguments: ["--profile-tweens", String(count), "alternating"])
-            // "in-process X plugin Y ratio Z"
+            // "in-process X plugin Y ratio Z isolated W ratio V"
             let words = output.split(separator: " ")
-            guard words.count == 6, let inProcess = Double(words[1]), let plugin = Double(words[3]), let ratio = Double(words[5])
+            guard words.count == 10, let inProcess = Double(words[1]), let plugin = Double(words[3]), let ratio = Double(words[5]),
+                let isolated = Double(words[7]), let isolatedRatio = Double(words[9])
             else { throw BenchmarkError("the frame measurement printed \"\(output)\"") }
-            return (inProcess, plugin, ratio)
+            return (inProcess, plugin, ratio, isolated, isolatedRatio)
         }
     }
 

@@ -2,8 +2,8 @@
 // From the repository root:
 //     swift build -c release && .build/release/motion-benchmark
 // One measurement alone, for a profiler (perf record …):
-//     motion-benchmark --profile-tweens [COUNT] [in-process|plugin|limit|both|alternating]   frame tick of running Tweens
-//     motion-benchmark --profile-plans                                     Tween plans committed to TweenKit
+//     motion-benchmark --profile-tweens [COUNT] [in-process|plugin|isolated|limit|both|alternating]   frame tick of running Tweens
+//     motion-benchmark --profile-plans [isolated]                          Tween plans committed to TweenKit
 //     motion-benchmark --profile-json-plans                                JSON transactions (10 plans each) decoded + committed
 import Foundation
 import MotionCore
@@ -29,12 +29,20 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--profile-twee
         exit(0)
     }
     if side == "alternating" {
-        let registries: [any PerformerRegistry] = [PluginBenchmarks.inProcessTweens(), try PluginBenchmarks.makeHost()]
+        let registries: [any PerformerRegistry] = [
+            PluginBenchmarks.inProcessTweens(), try PluginBenchmarks.makeHost(), try IsolationBenchmarks.makeIsolatedHost(),
+        ]
         let costs = try PluginBenchmarks.tweenFrameCosts(registries: registries, performers: count)
-        print("in-process", costs.medians[0], "plugin", costs.medians[1], "ratio", costs.ratios[1])
+        print(
+            "in-process", costs.medians[0], "plugin", costs.medians[1], "ratio", costs.ratios[1], "isolated", costs.medians[2], "ratio",
+            costs.ratios[2])
         exit(0)
     }
     if side != "plugin" { print("in-process", try PluginBenchmarks.tweenFrameCost(registry: PluginBenchmarks.inProcessTweens(), performers: count)) }
+    if side == "isolated" {
+        print("isolated", try PluginBenchmarks.tweenFrameCost(registry: try IsolationBenchmarks.makeIsolatedHost(), performers: count))
+        exit(0)
+    }
     if side != "in-process" { print("plugin", try PluginBenchmarks.tweenFrameCost(registry: try PluginBenchmarks.makeHost(), performers: count)) }
     exit(0)
 }
@@ -44,8 +52,8 @@ if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-json
     exit(0)
 }
 
-if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-plans" {
-    let host = try PluginBenchmarks.makeHost()
+if (2...3).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "--profile-plans" {
+    let host = CommandLine.arguments.last == "isolated" ? try IsolationBenchmarks.makeIsolatedHost() : try PluginBenchmarks.makeHost()
     print(
         try PluginBenchmarks.plansPerSecond(registry: host) {
             Plan(type: "Tween", fields: ["property": "x", "to": [.number(Double($0 % 7))], "duration": 0.5])
@@ -55,11 +63,12 @@ if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-plan
 
 let usage = """
     usage: motion-benchmark                      the whole table (run from the repository root, release build)
-           motion-benchmark --profile-tweens [COUNT] [in-process|plugin|limit|both|alternating]
+           motion-benchmark --profile-tweens [COUNT] [in-process|plugin|isolated|limit|both|alternating]
                                                  the frame tick of COUNT (10000) running Tweens, for a profiler
            motion-benchmark --profile-scale COUNT
                                                  the limit, in-process and plugin ticks at one scale, with memory
-           motion-benchmark --profile-plans      Tween plans committed to TweenKit, for a profiler
+           motion-benchmark --profile-plans [isolated]
+                                                 Tween plans committed to TweenKit (in its sandbox), for a profiler
            motion-benchmark --profile-json-plans JSON transactions (10 plans each) decoded and committed, for a profiler
            motion-benchmark --measure-load MANIFEST
                                                  one library's trust checks + dlopen + entry + ABI, in ms
@@ -97,6 +106,11 @@ frames.add(["in-process Tween performer", format(median(tweenRuns.map(\.inProces
 frames.add([
     "TweenKit plugin (Swift SDK, C ABI)", format(median(tweenRuns.map(\.plugin)), 1), format(median(ratios), 2),
     "\(format(ratios.first!, 2))–\(format(ratios.last!, 2))",
+])
+let isolatedRatios = tweenRuns.map(\.isolatedRatio).sorted()
+frames.add([
+    "TweenKit isolated (sandbox process, one update_many request per frame)", format(median(tweenRuns.map(\.isolated)), 1),
+    format(median(isolatedRatios), 2), "\(format(isolatedRatios.first!, 2))–\(format(isolatedRatios.last!, 2))",
 ])
 print(frames.render())
 print()
@@ -141,7 +155,28 @@ plans.add([
             Plan(type: "SetLevel", fields: ["property": "level", "level": .number(Double($0 % 10)), "steps": 0, "clamp": true])
         }),
 ])
+plans.add([
+    "Tween → TweenKit isolated (one request per plan to its sandbox)",
+    format(
+        try PluginBenchmarks.plansPerSecond(registry: try IsolationBenchmarks.makeIsolatedHost()) {
+            Plan(type: "Tween", fields: ["property": "x", "to": [.number(Double($0 % 7))], "duration": 0.5])
+        }),
+])
 print(plans.render())
+print()
+
+var isolation = Table(header: ["an isolated plugin's sandbox", "median", "largest"])
+let starts = try IsolationBenchmarks.sandboxStartMilliseconds()
+isolation.add([
+    "start: spawn motion-sandbox, confine, trust checks + sealed copy + dlopen + entry + ABI (TweenKit, 21 starts)",
+    "\(format(starts.median, 2)) ms", "\(format(starts.largest, 2)) ms",
+])
+let detection = try IsolationBenchmarks.crashDetectionMilliseconds()
+isolation.add([
+    "a crash between frames reported (60 fps real-time loop, 11 crashes; one frame period is 16.67 ms)",
+    "\(format(detection.median, 2)) ms", "\(format(detection.largest, 2)) ms",
+])
+print(isolation.render())
 print()
 
 var loading = Table(header: ["one library, fresh process", "trust checks + dlopen + entry + ABI"])

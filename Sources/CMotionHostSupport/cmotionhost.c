@@ -9,6 +9,12 @@
 #include <link.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 static const int all_seals = F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL;
 
@@ -60,4 +66,124 @@ int cmotionhost_seal(int fd) {
 int cmotionhost_is_sealed(int fd) {
     int seals = fcntl(fd, F_GET_SEALS);
     return seals >= 0 && (seals & all_seals) == all_seals;
+}
+
+void cmotionhost_close_descriptors_from(unsigned int first) {
+    if (close_range(first, ~0U, 0) == 0) return;
+    struct rlimit limit;
+    unsigned int last = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < 1u << 20 ? (unsigned int)limit.rlim_cur : 1u << 16;
+    for (unsigned int fd = first; fd < last; fd++) close((int)fd);
+}
+
+static uint64_t monotonic_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/* The ring's layout (see cmotionhost.h): each counter on a cache line of its own. */
+struct cmotionhost_ring {
+    _Alignas(64) uint64_t head;          /**< Bytes written so far (the producer's). */
+    _Alignas(64) uint64_t tail;          /**< Bytes consumed so far (the consumer's). */
+    _Alignas(64) uint32_t data_sequence; /**< Futex: bumped by the producer after it publishes bytes. */
+    uint32_t consumer_waiting;           /**< 1 while the consumer sleeps on data_sequence. */
+    _Alignas(64) uint32_t space_sequence; /**< Futex: bumped by the consumer after it frees space. */
+    uint32_t producer_waiting;           /**< 1 while the producer sleeps on space_sequence. */
+    _Alignas(64) unsigned char data[];
+};
+
+size_t cmotionhost_ring_header_size(void) { return offsetof(cmotionhost_ring, data); }
+
+/* Sleeps while *word == expected, at most timeout_ns (a futex shared between processes: not FUTEX_PRIVATE). */
+static void futex_wait(uint32_t *word, uint32_t expected, uint64_t timeout_ns) {
+    struct timespec timeout = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
+    syscall(SYS_futex, word, FUTEX_WAIT, expected, &timeout, NULL, 0);
+}
+
+static void futex_wake(uint32_t *word) { syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0); }
+
+/* Spins (pause, then yield) up to spin_ns until done(ring) says so. */
+static int spin_until(cmotionhost_ring *ring, size_t capacity, int (*done)(cmotionhost_ring *, size_t), uint64_t spin_ns) {
+    if (done(ring, capacity)) return 1;
+    uint64_t start = monotonic_ns();
+    for (unsigned spins = 1;; spins++) {
+        uint64_t now = spins % 16 == 0 ? monotonic_ns() : start;
+        if (now - start < 2000) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else {
+            sched_yield();
+        }
+        if (done(ring, capacity)) return 1;
+        if (spins % 16 == 0 && now - start >= spin_ns) return 0;
+    }
+}
+
+static int has_data(cmotionhost_ring *ring, size_t capacity) {
+    (void)capacity;
+    return __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE) != __atomic_load_n(&ring->tail, __ATOMIC_RELAXED);
+}
+
+static int has_space(cmotionhost_ring *ring, size_t capacity) {
+    return __atomic_load_n(&ring->head, __ATOMIC_RELAXED) - __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE) < capacity;
+}
+
+size_t cmotionhost_ring_write(cmotionhost_ring *ring, size_t capacity, const void *bytes, size_t count, uint64_t spin_ns,
+                              int64_t timeout_ns) {
+    const unsigned char *from = bytes;
+    size_t written = 0;
+    uint64_t start = monotonic_ns();
+    while (written < count) {
+        if (!spin_until(ring, capacity, has_space, spin_ns)) {
+            if (timeout_ns >= 0 && monotonic_ns() - start >= (uint64_t)timeout_ns) break;
+            __atomic_store_n(&ring->producer_waiting, 1, __ATOMIC_SEQ_CST);
+            uint32_t sequence = __atomic_load_n(&ring->space_sequence, __ATOMIC_SEQ_CST);
+            if (!has_space(ring, capacity)) futex_wait(&ring->space_sequence, sequence, 10000000u);
+            __atomic_store_n(&ring->producer_waiting, 0, __ATOMIC_SEQ_CST);
+            continue;
+        }
+        uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_RELAXED);
+        uint64_t tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+        size_t space = capacity - (size_t)(head - tail);
+        size_t n = count - written < space ? count - written : space;
+        size_t at = (size_t)(head % capacity);
+        size_t first = n < capacity - at ? n : capacity - at;
+        memcpy(ring->data + at, from + written, first);
+        memcpy(ring->data, from + written + first, n - first);
+        __atomic_store_n(&ring->head, head + n, __ATOMIC_RELEASE);
+        __atomic_fetch_add(&ring->data_sequence, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&ring->consumer_waiting, __ATOMIC_SEQ_CST)) futex_wake(&ring->data_sequence);
+        written += n;
+    }
+    return written;
+}
+
+size_t cmotionhost_ring_read(cmotionhost_ring *ring, size_t capacity, void *buffer, size_t max, uint64_t spin_ns,
+                             uint64_t wait_ns) {
+    if (max == 0) return 0;
+    if (!spin_until(ring, capacity, has_data, spin_ns)) {
+        __atomic_store_n(&ring->consumer_waiting, 1, __ATOMIC_SEQ_CST);
+        uint32_t sequence = __atomic_load_n(&ring->data_sequence, __ATOMIC_SEQ_CST);
+        if (!has_data(ring, capacity)) futex_wait(&ring->data_sequence, sequence, wait_ns);
+        __atomic_store_n(&ring->consumer_waiting, 0, __ATOMIC_SEQ_CST);
+        if (!has_data(ring, capacity)) return 0;
+    }
+    uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
+    uint64_t tail = __atomic_load_n(&ring->tail, __ATOMIC_RELAXED);
+    size_t available = (size_t)(head - tail);
+    size_t n = available < max ? available : max;
+    size_t at = (size_t)(tail % capacity);
+    size_t first = n < capacity - at ? n : capacity - at;
+    memcpy(buffer, ring->data + at, first);
+    memcpy((unsigned char *)buffer + first, ring->data, n - first);
+    __atomic_store_n(&ring->tail, tail + n, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&ring->space_sequence, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&ring->producer_waiting, __ATOMIC_SEQ_CST)) futex_wake(&ring->space_sequence);
+    return n;
+}
+
+void cmotionhost_ring_interrupt(cmotionhost_ring *ring) {
+    __atomic_fetch_add(&ring->data_sequence, 1, __ATOMIC_SEQ_CST);
+    futex_wake(&ring->data_sequence);
 }

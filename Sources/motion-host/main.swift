@@ -5,7 +5,12 @@ import MotionHost
 PluginCrashReport.install()
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-if (2...3).contains(arguments.count), arguments[0] == validateChildArgument {
-    exit(runValidateChild(manifest: arguments[1], configurationPath: arguments.count == 3 ? arguments[2] : nil))
+if (2...4).contains(arguments.count), arguments[0] == validateChildArgument {
+    let isolated = arguments.dropFirst(2).first { $0.hasPrefix(validateIsolatePrefix) }.map { String($0.dropFirst(validateIsolatePrefix.count)) }
+    let configuration = arguments.dropFirst(2).first { !$0.hasPrefix(validateIsolatePrefix) }
+    exit(
+        runValidateChild(
+            manifest: arguments[1], configurationPath: configuration,
+            isolating: isolated.map { $0.split(separator: ",").map(String.init) } ?? []))
 }
 exit(CommandLineTool.main(root: CommandTree.root, version: CommandTree.version, arguments: arguments))

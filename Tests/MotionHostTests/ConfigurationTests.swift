@@ -76,7 +76,7 @@ import Testing
         ),
         (
             "{\"searchPath\": []}",
-            "$.searchPath: expected one of the fields of a host configuration (configurationVersion, searchPaths, libraryPaths, disabledPlugins, planTypeOwners, pins, pluginManifests, requirePins); found unknown field \"searchPath\" (did you mean \"searchPaths\"?)"
+            "$.searchPath: expected one of the fields of a host configuration (configurationVersion, searchPaths, libraryPaths, disabledPlugins, planTypeOwners, pins, pluginManifests, requirePins, plugins); found unknown field \"searchPath\" (did you mean \"searchPaths\"?)"
         ),
         ("{\"searchPaths\": \"/opt\"}", "$.searchPaths: expected an array of folder paths; found \"/opt\""),
         ("{\"searchPaths\": [\"/opt\", 3]}", "$.searchPaths[1]: expected a folder path; found 3"),
@@ -117,5 +117,40 @@ import Testing
         let error = try #require(throws: ManifestError.self) { try HostConfiguration.load(contentsOf: file) }
         #expect(error.code == .invalidJSON)
         #expect(error.message.hasPrefix("invalid JSON at line 2, column "))
+    }
+
+    @Test func pluginIsolationIsReadPerPluginWithAStarForTheRest() throws {
+        let configuration = try HostConfiguration.decode(
+            Data(
+                #"{"plugins": {"org.example.untrusted": {"isolation": "process", "memoryLimit": 268435456, "onCrash": "restart", "maxRestarts": 2}, "*": {"isolation": "process"}}}"#
+                    .utf8), url: URL(fileURLWithPath: "/etc/host.json"))
+        #expect(
+            configuration.isolation(of: "org.example.untrusted")
+                == PluginIsolation(mode: .process, memoryLimit: 268_435_456, onCrash: .restart, maxRestarts: 2))
+        #expect(configuration.isolation(of: "org.example.other") == .process)
+        #expect(HostConfiguration.empty.isolation(of: "org.example.other") == .inProcess)
+        // --isolate: every plugin, or one, keeping what the configuration says of its limit and crash policy.
+        #expect(HostConfiguration.empty.isolating(["*"]).isolation(of: "org.example.other").isIsolated)
+        let one = HostConfiguration(plugins: ["org.a.b": PluginIsolation(memoryLimit: 1 << 30)]).isolating(["org.a.b"])
+        #expect(one.isolation(of: "org.a.b") == PluginIsolation(mode: .process, memoryLimit: 1 << 30))
+        #expect(!one.isolation(of: "org.a.c").isIsolated)
+    }
+
+    @Test(arguments: [
+        (
+            #"{"plugins": {"org.a.b": {"isolation": "sandbox"}}}"#,
+            #"$.plugins["org.a.b"].isolation: expected one of inProcess, process; found "sandbox""#
+        ),
+        (#"{"plugins": {"org.a.b": {"memoryLimit": 1000}}}"#, #"$.plugins["org.a.b"].memoryLimit: expected a number of bytes ≥ 67108864"#),
+        (#"{"plugins": {"org.a.b": {"onCrash": "retry"}}}"#, #"$.plugins["org.a.b"].onCrash: expected one of fail, restart; found "retry""#),
+        (#"{"plugins": {"not an id": {}}}"#, #"$.plugins["not an id"]: expected a reverse-DNS plugin id"#),
+        (#"{"plugins": {"org.a.b": {"isolate": "process"}}}"#, #"$.plugins["org.a.b"].isolate: "#),
+    ])
+    func badPluginSettingsNameTheFileAndTheField(json: String, expected: String) throws {
+        var failure: ManifestError?
+        do { _ = try HostConfiguration.decode(Data(json.utf8), url: URL(fileURLWithPath: "/etc/motion/host.json")) } catch { failure = error }
+        let error = try #require(failure)
+        #expect(error.description.hasPrefix("/etc/motion/host.json: "), "\(error)")
+        #expect(error.description.contains(expected), "\(error)")
     }
 }

@@ -132,10 +132,12 @@ struct BoundaryBehaviourTests {
         return (h.calls, h.tracer.lines, observer.transitions, errors)
     }
 
-    @Test("the same calls, traces, activity and errors in-process and through the plugin", arguments: scenarios)
-    func pluginPerformersBehaveAsInProcessOnes(scenario: Scenario) throws {
+    @Test(
+        "the same calls, traces, activity and errors in-process, through the plugin, and through the plugin isolated",
+        arguments: scenarios, [PerformerSource.plugin, .isolated])
+    func pluginPerformersBehaveAsInProcessOnes(scenario: Scenario, source: PerformerSource) throws {
         let inProcess = try Self.run(scenario, on: .inProcess)
-        let plugin = try Self.run(scenario, on: .plugin)
+        let plugin = try Self.run(scenario, on: source)
         #expect(!inProcess.calls.isEmpty || scenario.name.hasPrefix("R15") || scenario.name.hasPrefix("R21"))
         #expect(plugin.calls == inProcess.calls)
         #expect(plugin.traces == inProcess.traces)
@@ -179,9 +181,9 @@ struct BoundaryBehaviourTests {
         #expect(error.appliedOperationCount == 1)
     }
 
-    @Test("R12 a plugin whose library fails to load fails the commit naming the cause")
-    func libraryThatFailsToLoadFailsTheCommit() throws {
-        let h = try BoundaryHarness(.plugin, extraManifests: ["wrong-abi-major.json"])
+    @Test("R12 a plugin whose library fails to load fails the commit naming the cause", arguments: [PerformerSource.plugin, .isolated])
+    func libraryThatFailsToLoadFailsTheCommit(source: PerformerSource) throws {
+        let h = try BoundaryHarness(source, extraManifests: ["wrong-abi-major.json"])
         var failure: CommitError?
         do {
             try h.commit {
@@ -259,16 +261,24 @@ struct BoundaryBehaviourTests {
 /// Token misuse and plugin-owned threads, through the fixture plugin `libFixtureTokenMisuse.so`.
 @Suite("Is-active tokens across the plugin boundary", .serialized)
 struct BoundaryTokenTests {
-    func harness() throws -> (Scene, Scheduler) {
-        let manifest = try PluginManifest.load(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/plugins/token-misuse.json"))
+    static let sources = [PerformerSource.plugin, .isolated]
+
+    func harness(_ source: PerformerSource) throws -> (Scene, Scheduler) {
         let scene = Scene(targets: ["t"])
-        let host = PluginHost(catalog: PluginCatalog(plugins: [manifest]), loader: LibraryLoader(extraLibraryDirectories: [productsDirectory]))
-        return (scene, Scheduler(scene: scene, registry: host))
+        return (scene, Scheduler(scene: scene, registry: try Self.host(source)))
     }
 
-    @Test("R33 terminating a token twice returns MOTION_ERR_TOKEN_ALREADY_TERMINATED and counts once")
-    func doubleTerminationIsAnErrorStatus() throws {
-        let (scene, scheduler) = try harness()
+    static func host(_ source: PerformerSource) throws -> PluginHost {
+        let manifest = try PluginManifest.load(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/plugins/token-misuse.json"))
+        let configuration = source == .isolated ? HostConfiguration(plugins: ["*": .process]) : .empty
+        return PluginHost(
+            catalog: PluginCatalog(plugins: [manifest]),
+            loader: LibraryLoader(configuration: configuration, extraLibraryDirectories: [productsDirectory]))
+    }
+
+    @Test("R33 terminating a token twice returns MOTION_ERR_TOKEN_ALREADY_TERMINATED and counts once", arguments: sources)
+    func doubleTerminationIsAnErrorStatus(source: PerformerSource) throws {
+        let (scene, scheduler) = try harness(source)
         let observer = RecordingActivityObserver()
         scheduler.addActivityObserver(observer)
         try scheduler.commit(Transaction([.add(Plan(type: "MisuseTokens"), target: "t")]))
@@ -277,9 +287,9 @@ struct BoundaryTokenTests {
         #expect(!scheduler.isActive)
     }
 
-    @Test("inside update_many a write the host would refuse is refused at once in the SDK; the good ones arrive")
-    func refusedWritesInsideUpdateMany() throws {
-        let (scene, scheduler) = try harness()
+    @Test("inside update_many a write the host would refuse is refused at once in the SDK; the good ones arrive", arguments: sources)
+    func refusedWritesInsideUpdateMany(source: PerformerSource) throws {
+        let (scene, scheduler) = try harness(source)
         try scheduler.commit(Transaction([.add(Plan(type: "BadWrites"), target: "t")]))
         scheduler.advanceFrame(to: 0)
         let target = try #require(scene.target("t"))
@@ -290,17 +300,15 @@ struct BoundaryTokenTests {
         #expect(!scheduler.isActive)
     }
 
-    @Test("a write queued in an add_plan nested in update_many reaches the host before add_plan returns")
-    func nestedAddPlanHandsItsQueuedWriteOver() throws {
-        let manifest = try PluginManifest.load(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/plugins/token-misuse.json"))
+    @Test("a write queued in an add_plan nested in update_many reaches the host before add_plan returns", arguments: sources)
+    func nestedAddPlanHandsItsQueuedWriteOver(source: PerformerSource) throws {
         let scene = Scene(targets: ["t"])
         var seen: [PropertyValue?] = []
         let readers = InProcessRegistry()
         readers.register(planTypes: ["ReadP"], className: "Reader") { context in
             ReaderOfP(target: context.target) { seen.append($0) }
         }
-        let host = PluginHost(catalog: PluginCatalog(plugins: [manifest]), loader: LibraryLoader(extraLibraryDirectories: [productsDirectory]))
-        let scheduler = Scheduler(scene: scene, registry: RegistryChain([readers, host]))
+        let scheduler = Scheduler(scene: scene, registry: RegistryChain([readers, try Self.host(source)]))
         try scheduler.commit(Transaction([.add(Plan(type: "NestWrites"), target: "t")]))
         scheduler.advanceFrame(to: 0)
         #expect(seen == [7])
@@ -308,9 +316,9 @@ struct BoundaryTokenTests {
         #expect(!scheduler.isActive)
     }
 
-    @Test("R36 a token terminated on a plugin's own thread is delivered at the scheduler's next turn")
-    func tokenTerminatedOnAPluginThread() throws {
-        let (_, scheduler) = try harness()
+    @Test("R36 a token terminated on a plugin's own thread is delivered at the scheduler's next turn", arguments: sources)
+    func tokenTerminatedOnAPluginThread(source: PerformerSource) throws {
+        let (_, scheduler) = try harness(source)
         let schedulerThread = pthread_self()
         var onSchedulerThread: [Bool] = []
         let observer = ActivityObserverClosure { _ in onSchedulerThread.append(pthread_equal(pthread_self(), schedulerThread) != 0) }
@@ -327,9 +335,9 @@ struct BoundaryTokenTests {
         #expect(onSchedulerThread == [true, true])
     }
 
-    @Test("R23 emitting an undeclared plan type fails with MOTION_ERR_UNKNOWN_PLAN_TYPE inside the plugin, which handles it")
-    func emittingAnUnknownPlanTypeIsReportedToThePlugin() throws {
-        let (scene, scheduler) = try harness()
+    @Test("R23 emitting an undeclared plan type fails with MOTION_ERR_UNKNOWN_PLAN_TYPE inside the plugin, which handles it", arguments: sources)
+    func emittingAnUnknownPlanTypeIsReportedToThePlugin(source: PerformerSource) throws {
+        let (scene, scheduler) = try harness(source)
         // The plugin records the status and returns MOTION_OK: the header says the commit then succeeds.
         try scheduler.commit(Transaction([.add(Plan(type: "EmitUnknownPlan"), target: "t")]))
         #expect(scene.target("t")?["emissionStatus"] == -4)  // MOTION_ERR_UNKNOWN_PLAN_TYPE

@@ -33,6 +33,8 @@ enum PluginCallLog {
 enum PerformerSource: String, CaseIterable, CustomTestStringConvertible {
     case inProcess
     case plugin
+    /// The same plugin, run in a sandbox process of its own (`"isolation": "process"`).
+    case isolated
 
     var testDescription: String { rawValue }
 
@@ -42,12 +44,15 @@ enum PerformerSource: String, CaseIterable, CustomTestStringConvertible {
         switch self {
         case .inProcess:
             return TestPerformers.makeRegistry(log: log)
-        case .plugin:
+        case .plugin, .isolated:
             PluginCallLog.capture(into: log)
             let manifests = try (["test-performers.json"] + extraManifests).map { name in
                 try PluginManifest.load(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/plugins/\(name)"))
             }
-            return PluginHost(catalog: PluginCatalog(plugins: manifests), loader: LibraryLoader(extraLibraryDirectories: [productsDirectory]))
+            let configuration = self == .isolated ? HostConfiguration(plugins: ["*": .process]) : .empty
+            return PluginHost(
+                catalog: PluginCatalog(plugins: manifests),
+                loader: LibraryLoader(configuration: configuration, extraLibraryDirectories: [productsDirectory]))
         }
     }
 }

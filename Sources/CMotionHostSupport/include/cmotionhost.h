@@ -5,6 +5,7 @@
 #define CMOTIONHOST_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /// What `cmotionhost_own_function` found.
 typedef enum cmotionhost_symbol_status {
@@ -42,5 +43,33 @@ int cmotionhost_seal(int fd);
 
 /// Whether the four seals of `cmotionhost_seal` are all in place on `fd` (`fcntl(F_GET_SEALS)`).
 int cmotionhost_is_sealed(int fd);
+
+/// `close_range(first, ~0U, 0)`: closes every descriptor from `first` up (a plugin's sandbox keeps only those
+/// it was given). Falls back to closing them one by one up to `RLIMIT_NOFILE` on a kernel without it (< 5.9).
+void cmotionhost_close_descriptors_from(unsigned int first);
+
+/// One direction of a byte stream between two processes through memory both map (a plugin's sandbox and the
+/// host): a single-producer, single-consumer ring of `capacity` bytes after this header. The waiting side spins
+/// briefly, then sleeps on a futex in the shared memory, which the other side wakes; so a reply that comes at once
+/// costs no system call, and one that comes later one wake-up. Zero-filled memory is an empty ring.
+typedef struct cmotionhost_ring cmotionhost_ring;
+
+/// The bytes before a ring's data: a ring of capacity C takes `cmotionhost_ring_header_size() + C` bytes.
+size_t cmotionhost_ring_header_size(void);
+
+/// Wakes a consumer sleeping in `cmotionhost_ring_read` without giving it bytes (it returns 0 at once): for the
+/// host's thread that finds the sandbox gone while the scheduler's thread waits for it.
+void cmotionhost_ring_interrupt(cmotionhost_ring *ring);
+
+/// Writes `count` bytes, waiting while the ring is full: spinning `spin_ns`, then sleeping in slices of at most
+/// `slice_ns`, for at most `timeout_ns` in all (< 0: no limit).
+/// @return the number of bytes written: `count`, or fewer when the time ran out (the consumer stopped reading).
+size_t cmotionhost_ring_write(cmotionhost_ring *ring, size_t capacity, const void *bytes, size_t count, uint64_t spin_ns,
+                              int64_t timeout_ns);
+
+/// Reads up to `max` bytes that are there, waiting for some: spinning `spin_ns`, then sleeping at most `wait_ns`.
+/// @return the number of bytes read; 0 when none came in that time.
+size_t cmotionhost_ring_read(cmotionhost_ring *ring, size_t capacity, void *buffer, size_t max, uint64_t spin_ns,
+                             uint64_t wait_ns);
 
 #endif

@@ -52,6 +52,9 @@ public struct HostConfiguration: Sendable, Hashable {
     /// Without it a pin is looked up by the manifest's plugin id or library file name, both of which a
     /// rewritten plugin folder chooses: requiring pins is what makes the pins protect against one.
     public var requiresPins: Bool
+    /// Plugin id (or `"*"` for every other plugin) → where its code runs and what a failure there leads to
+    /// (`"plugins"`; see ``PluginIsolation``).
+    public var plugins: [String: PluginIsolation]
     /// The file this configuration was read from, if any.
     public var url: URL?
 
@@ -59,8 +62,9 @@ public struct HostConfiguration: Sendable, Hashable {
     public init(
         searchPaths: [URL] = [], libraryPaths: [URL] = [], disabledPlugins: Set<String> = [],
         planTypeOwners: [String: String] = [:], pins: [String: String] = [:], pluginManifests: [String: URL] = [:],
-        requiresPins: Bool = false, url: URL? = nil
+        requiresPins: Bool = false, plugins: [String: PluginIsolation] = [:], url: URL? = nil
     ) {
+        self.plugins = plugins
         self.searchPaths = searchPaths
         self.libraryPaths = libraryPaths
         self.disabledPlugins = disabledPlugins
@@ -117,6 +121,7 @@ public struct HostConfiguration: Sendable, Hashable {
         let root = try r.parseObject(data)
         let keys = [
             "configurationVersion", "searchPaths", "libraryPaths", "disabledPlugins", "planTypeOwners", "pins", "pluginManifests", "requirePins",
+            "plugins",
         ]
         _ = try r.optional(root, "configurationVersion") { (node) throws(ManifestError) in
             let v = try r.integer(node)
@@ -211,9 +216,26 @@ public struct HostConfiguration: Sendable, Hashable {
                 return manifests
             } ?? [:]
         let requiresPins = try r.optional(root, "requirePins") { (node) throws(ManifestError) in try r.bool(node) } ?? false
+        let plugins =
+            try r.optional(root, "plugins") { (node) throws(ManifestError) -> [String: PluginIsolation] in
+                let object = try r.object(node, expected: "an object mapping plugin ids (or \"*\") to their settings")
+                var plugins: [String: PluginIsolation] = [:]
+                for key in object.keys.sorted() {
+                    plugins[key] = try r.at(.key(key)) { () throws(ManifestError) -> PluginIsolation in
+                        guard key == "*" || ManifestDecoder.isReverseDNS(key) else {
+                            throw r.fail(
+                                .invalidValue,
+                                "expected a reverse-DNS plugin id such as \"org.example.myplugin\", or \"*\" for every plugin, as the key; found \(JSONText.quoted(key))"
+                            )
+                        }
+                        return try PluginIsolation.decode(object[key]!, r)
+                    }
+                }
+                return plugins
+            } ?? [:]
         return HostConfiguration(
             searchPaths: searchPaths, libraryPaths: libraryPaths, disabledPlugins: Set(disabled),
-            planTypeOwners: owners, pins: pins, pluginManifests: manifests, requiresPins: requiresPins, url: url)
+            planTypeOwners: owners, pins: pins, pluginManifests: manifests, requiresPins: requiresPins, plugins: plugins, url: url)
     }
 
     private static func pluginID(_ node: JSONValue, _ r: JSONDocumentReader<ManifestError>) throws(ManifestError) -> String {

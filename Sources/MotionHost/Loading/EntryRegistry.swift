@@ -38,13 +38,17 @@ enum EntryRegistry {
     ///   - entry: A library's `motion_plugin_entry`.
     ///   - cName: The plugin's name for ``PluginCrashReport``, living for the process.
     ///   - logSink: Where the lines go (`nil`: the process's default).
+    ///   - host: The host table the entry receives: the host's own, or a sandbox's (``SandboxHostInterface``).
     /// - Returns: What the entry returned.
-    static func call(_ entry: motion_plugin_entry_fn, cName: UnsafePointer<CChar>, logSink: PluginLog.Sink?) -> Outcome {
+    static func call(
+        _ entry: motion_plugin_entry_fn, cName: UnsafePointer<CChar>, logSink: PluginLog.Sink?,
+        host: UnsafePointer<motion_host_v1> = UnsafePointer(HostInterface.table)
+    ) -> Outcome {
         let route = PluginLogRoute(sink: logSink, capturing: true)
         // A crash on a thread of this plugin's own, outside any marked call, is blamed on its library.
         _ = PluginCrashReport.recordLibrary(containing: unsafeBitCast(entry, to: UnsafeRawPointer.self), name: cName)
         let table = PluginLog.routing(route) {
-            PluginCrashReport.calling(cName, .entry) { entry(UInt32(MOTION_ABI_VERSION), HostInterface.table) }
+            PluginCrashReport.calling(cName, .entry) { entry(UInt32(MOTION_ABI_VERSION), host) }
         }
         return Outcome(table: table, refusal: table == nil ? route.reason : nil)
     }

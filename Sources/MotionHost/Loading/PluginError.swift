@@ -14,10 +14,15 @@ public struct PluginError: Error, CustomStringConvertible, @unchecked Sendable {
         private enum Value: String, Sendable {
             case libraryNotFound, pathEscape, notARegularFile, insecurePermissions, wrongOwner, unreadable
             case hashMismatch, loadFailed, missingSymbol, abiMismatch, entryRefused, invalidInterface, unknownClass
-            case creationFailed, invalidDeclaration, callFailed, foreignSymbol, tooLarge, notPinned, reloadRefused
+            case creationFailed, invalidDeclaration, callFailed, foreignSymbol, tooLarge, notPinned, reloadRefused, sandboxFailed
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
+        /// The code a name (``description``) stands for, as a plugin's sandbox reports it; `nil` for another name.
+        init?(name: String) {
+            guard let value = Value(rawValue: name) else { return nil }
+            self.value = value
+        }
 
         /// The library file is in none of the places it may be.
         public static let libraryNotFound = Code(.libraryNotFound)
@@ -64,6 +69,9 @@ public struct PluginError: Error, CustomStringConvertible, @unchecked Sendable {
         /// The plugin refused a call (`add_plan`, `add_named_plan`, `remove_named_plan` or a declared plan
         /// function returned an error status); ``PluginError/status`` holds the `motion_status`.
         public static let callFailed = Code(.callFailed)
+        /// An isolated plugin's sandbox died or missed its deadline: its performers have ended, and its plan types
+        /// are not performed any more in this run (``PluginFailure``).
+        public static let sandboxFailed = Code(.sandboxFailed)
 
         /// A changed plugin was not reloaded: its manifest no longer reads, or changes what a reload keeps (its id,
         /// performer classes and plan types). The old code keeps running.

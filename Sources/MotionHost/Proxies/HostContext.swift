@@ -87,6 +87,19 @@ final class HostContext: @unchecked Sendable {
         _ = Unmanaged.passRetained(self)
     }
 
+    /// Ends every token the plugin still holds through this context, as the host does for a performer that goes
+    /// away (R37): for an isolated plugin whose sandbox failed, whose performers can end nothing any more.
+    /// - Returns: How many tokens were ended.
+    @discardableResult
+    func endAllTokens() -> Int {
+        let tokens = state.withLock { state in
+            defer { state.live.removeAll() }
+            return state.live.sorted { $0.key < $1.key }.map(\.value)
+        }
+        for token in tokens { try? token.terminate() }
+        return tokens.count
+    }
+
     /// Runs `body` with the target borrowed.
     @inline(__always)
     func withTarget<R>(_ body: (Target) -> R) -> R { targetReference._withUnsafeGuaranteedRef(body) }

@@ -35,8 +35,33 @@ public final class PluginHost: PerformerRegistry {
 
     enum LoadedPlugin {
         case library(LoadedLibrary, entry: EntryPlugin?)
+        case isolated(IsolatedPlugin)
         case failed(PluginError)
     }
+
+    /// Seconds an isolated plugin's sandbox has to answer any one request (the CLI's `--plugin-timeout`), or `nil`
+    /// for no limit; a sandbox that misses it is killed and its failure reported (``takeFailures()``).
+    public var pluginTimeout: Double? = 10
+
+    /// Failures of isolated plugins not yet taken by ``takeFailures()``.
+    private var failures: [PluginFailure] = []
+    private var isolatedPlugins: [IsolatedPlugin] = []
+
+    /// The failures of isolated plugins found since the last call (each once), oldest first, after looking for
+    /// sandboxes that died between calls. A run writes each as an `error` line; the host has already ended the
+    /// performers' tokens, and later plans of the plugin's types fail with ``PluginError/Code/sandboxFailed``.
+    /// - Returns: The new failures.
+    public func takeFailures() -> [PluginFailure] {
+        for plugin in isolatedPlugins { plugin.checkForFailure() }
+        defer { failures.removeAll() }
+        return failures
+    }
+
+    /// Every failure of an isolated plugin in this host's life, oldest first (for a run's summary).
+    public private(set) var allFailures: [PluginFailure] = []
+
+    /// The isolation the configuration gives a plugin (``HostConfiguration/isolation(of:)``).
+    public func isolation(of pluginID: String) -> PluginIsolation { loader.configuration.isolation(of: pluginID) }
 
     /// Where the plugins' log lines from this host's calls go (`nil`: the process's default sink).
     public let logSink: PluginLog.Sink?
@@ -62,7 +87,12 @@ public final class PluginHost: PerformerRegistry {
 
     /// The ids of the plugins whose libraries are loaded, sorted.
     public var loadedPluginIDs: [String] {
-        loaded.compactMap { id, state in if case .library = state { id } else { nil } }.sorted()
+        loaded.compactMap { id, state in
+            switch state {
+            case .library, .isolated: id
+            case .failed: nil
+            }
+        }.sorted()
     }
 
     /// The performer class for a plan type, from its manifest; no library is loaded here.
@@ -143,6 +173,11 @@ public final class PluginHost: PerformerRegistry {
     }
 
     private func makePerformer(manifest: PluginManifest, performer: PerformerManifest, context: PerformerContext) throws -> any Performer {
+        if isolation(of: manifest.id).isIsolated {
+            return try IsolatedPerformer(
+                plugin: try loadIsolated(manifest, performer: performer), className: performer.className, context: context,
+                batchesFrames: !unbatchedTargets.contains(context.target.id))
+        }
         let (library, entry) = try load(manifest)
         switch performer.interface {
         case .entry:
@@ -170,6 +205,57 @@ public final class PluginHost: PerformerRegistry {
         return functions
     }
 
+    /// Loads a plugin now rather than at the first commit that needs it: in process, its library's trust checks,
+    /// `dlopen`, entry and ABI checks (``load(_:)``); isolated, a sandbox started that makes the same checks.
+    /// - Parameter manifest: The plugin's manifest (one of the catalog's).
+    /// - Throws: ``PluginError``, as the first commit would have met it.
+    public func prepare(_ manifest: PluginManifest) throws(PluginError) {
+        if isolation(of: manifest.id).isIsolated, let first = manifest.performers.first {
+            _ = try loadIsolated(manifest, performer: first)
+        } else {
+            try load(manifest)
+        }
+    }
+
+    /// Starts an isolated plugin's sandbox once, which loads its library as ``load(_:)`` would (the same checks,
+    /// errors and refusals), and remembers the outcome as ``load(_:)`` does.
+    /// - Throws: ``PluginError``.
+    func loadIsolated(_ manifest: PluginManifest, performer: PerformerManifest) throws(PluginError) -> IsolatedPlugin {
+        switch loaded[manifest.id] {
+        case .isolated(let plugin)?: return plugin
+        case .failed(let error)?: throw error
+        case .library?, nil: break
+        }
+        do throws(PluginError) {
+            guard performer.interface == .entry, !manifest.performers.contains(where: { $0.interface != .entry }) else {
+                throw PluginError(
+                    code: .invalidInterface,
+                    message:
+                        "the configuration isolates this plugin, but isolation runs entry plugins only and its manifest declares C functions (\"interface\": \"functions\"). To fix, run it in process",
+                    for: manifest)
+            }
+            let plugin = try IsolatedPlugin(
+                manifest: manifest, loader: loader, settings: isolation(of: manifest.id), timeout: pluginTimeout, logSink: logSink)
+            if refusesCapabilityMismatches, !plugin.capabilityMismatches.isEmpty {
+                throw PluginError(
+                    code: .invalidInterface,
+                    message:
+                        "the manifest does not describe the library, so it is not used: \(plugin.capabilityMismatches.joined(separator: "; ")). plugins validate checks this too",
+                    for: manifest)
+            }
+            plugin.onFailure = { [weak self] failure in
+                self?.failures.append(failure)
+                self?.allFailures.append(failure)
+            }
+            isolatedPlugins.append(plugin)
+            loaded[manifest.id] = .isolated(plugin)
+            return plugin
+        } catch {
+            loaded[manifest.id] = .failed(error)
+            throw error
+        }
+    }
+
     /// Loads a plugin's library once: the trust checks and `dlopen` (``LibraryLoader``), then for a
     /// plugin with entry performers `motion_plugin_entry` and the ABI checks (``EntryPlugin``).
     /// A failure is remembered, so a broken plugin is not retried on every commit. The entry is called
@@ -181,7 +267,7 @@ public final class PluginHost: PerformerRegistry {
         switch loaded[manifest.id] {
         case .library(let library, let entry)?: return (library, entry)
         case .failed(let error)?: throw error
-        case nil: break
+        case .isolated?, nil: break
         }
         do throws(PluginError) {
             let library = try loader.load(manifest)

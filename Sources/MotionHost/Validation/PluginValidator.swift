@@ -153,6 +153,17 @@ public final class PluginValidator {
             }
             return "only \(needed.sorted().joined(separator: ", "))"
         }
+        if host.isolation(of: manifest.id).isIsolated, let first = manifest.performers.first {
+            _ = check("sandbox (isolation: process)") {
+                let start = DispatchTime.now().uptimeNanoseconds
+                let plugin = try host.loadIsolated(manifest, performer: first)
+                let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+                return String(
+                    format: "motion-sandbox started, confined, loaded and entered the library in %.1f ms; the plan checks below run in it",
+                    milliseconds)
+                    + (plugin.hasUpdateMany ? " (update_many in one request per frame)" : "")
+            }
+        }
         _ = check("scan time") {
             let text = String(format: "%.1f ms", scanSeconds * 1000)
             guard scanSeconds < Self.scanTimeLimit else {
@@ -179,7 +190,8 @@ public final class PluginValidator {
                             throw Skip(reason: "a declarative performer receives typed C arguments, never raw JSON")
                         }
                         guard !plan.fields.isEmpty else { throw Skip(reason: "the plan type has no fields to mistype") }
-                        guard let proxy = scheduler.performer(forTarget: target.id, className: performer.className) as? EntryPerformer else {
+                        let made = scheduler.performer(forTarget: target.id, className: performer.className)
+                        guard let proxy: any Performer = (made as? EntryPerformer) ?? (made as? IsolatedPerformer) else {
                             throw Failure(description: "performer class \(performer.className) was not created")
                         }
                         do {

@@ -5,7 +5,7 @@ struct MotionHostError: Error, CustomStringConvertible {
     struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable {
             case unreadableFile, invalidJSON, invalidScene, commitFailed, emissionFailed, frameHookFailed, safetyLimit
-            case unwritableOutput, registryUnavailable, notAvailable, reloadFailed
+            case unwritableOutput, registryUnavailable, notAvailable, reloadFailed, pluginFailed
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -32,6 +32,8 @@ struct MotionHostError: Error, CustomStringConvertible {
         static let reloadFailed = Code(.reloadFailed)
         /// The command or feature is not part of this build.
         static let notAvailable = Code(.notAvailable)
+        /// An isolated plugin's sandbox died or missed its deadline; its performers ended, the run went on.
+        static let pluginFailed = Code(.pluginFailed)
 
         var description: String { value.rawValue }
     }

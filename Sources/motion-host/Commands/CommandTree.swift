@@ -16,7 +16,7 @@ enum CommandTree {
         name: "run",
         abstract: "Run a scene on a simulated clock and write its timeline.",
         discussion:
-            "Commits each transaction of the scene at its time, ticks the performers frame by frame and writes, per frame, the properties that changed, plus activity transitions (and with --trace every tracer event). Timeline formats: JSON Lines (default) or CSV; --plot also draws each animated property over time as SVG. Lines reach the output as each frame ends; if a plugin crashes the host or a call into it hangs past --plugin-timeout, the timeline keeps every line so far and ends with an error line naming the plugin, the call and the frame. Exit status: 0 the run completed; 1 the run failed (a commit, an emission, an output, a plugin hang); 64 a usage error; 130 or 143 SIGINT or SIGTERM stopped it at a frame boundary (the summary says interrupted); 128 + N a plugin crashed the host with signal N (139 SIGSEGV, 134 SIGABRT).",
+            "Commits each transaction of the scene at its time, ticks the performers frame by frame and writes, per frame, the properties that changed, plus activity transitions (and with --trace every tracer event). Timeline formats: JSON Lines (default) or CSV; --plot also draws each animated property over time as SVG. Lines reach the output as each frame ends; if a plugin crashes the host or a call into it hangs past --plugin-timeout, the timeline keeps every line so far and ends with an error line naming the plugin, the call and the frame. Exit status: 0 the run completed; 2 it completed, but an isolated plugin failed (its error lines and the summary say which); 1 the run failed (a commit, an emission, an output, a plugin hang); 64 a usage error; 130 or 143 SIGINT or SIGTERM stopped it at a frame boundary (the summary says interrupted); 128 + N a plugin crashed the host with signal N (139 SIGSEGV, 134 SIGABRT).",
         arguments: [ArgumentSpec(name: "scene", help: "The scene file (JSON, sceneVersion 1).")],
         options: [
             .option(
@@ -48,7 +48,13 @@ enum CommandTree {
                 help: "The run length in seconds, or untilIdle, overriding the scene's duration."),
             .option(
                 "plugin-timeout", value: "s",
-                help: "Seconds one call into a plugin may take before the run is stopped (0: no limit).", default: "10"),
+                help:
+                    "Seconds one call into a plugin may take before the run is stopped (0: no limit); an isolated plugin's sandbox is killed instead.",
+                default: "10"),
+            .option(
+                "isolate", value: "plugin-id",
+                help: "Run this plugin (all: every plugin) in a sandbox process of its own; a crash or hang there ends its performers, not the run.",
+                repeating: true),
         ],
         run: RunCommand.run)
 
@@ -57,7 +63,7 @@ enum CommandTree {
         name: "serve",
         abstract: "Run a scene in real time until stopped, with HTTP and WebSocket endpoints and a live view.",
         discussion:
-            "Commits the scene's transactions at their real times, then stays up for what comes over the wire: POST /transactions, GET /state, GET /timeline (WebSocket), POST /shutdown, POST /sensorlogger, and the live view at GET /. The first line on standard error is 'listening on http://HOST:PORT'. SIGINT, SIGTERM or POST /shutdown stop it at a frame boundary (summary written, exit 0). Only loopback unless --listen says otherwise; any other address needs --token.",
+            "Commits the scene's transactions at their real times, then stays up for what comes over the wire: POST /transactions, GET /state, GET /timeline (WebSocket), POST /shutdown, POST /sensorlogger, and the live view at GET /. The first line on standard error is 'listening on http://HOST:PORT'. SIGINT, SIGTERM or POST /shutdown stop it at a frame boundary (summary written, exit 0). Only loopback unless --listen says otherwise; any other address needs --token. Exit status 2 when an isolated plugin failed while it ran (its error lines and the summary say which).",
         arguments: [ArgumentSpec(name: "scene", help: "The scene file (JSON, sceneVersion 1).")],
         options: [
             .option(
@@ -86,6 +92,10 @@ enum CommandTree {
             .option(
                 "config", value: "file", help: "The host configuration file.",
                 default: "$XDG_CONFIG_HOME/motion/host.json"),
+            .option(
+                "isolate", value: "plugin-id",
+                help: "Run this plugin (all: every plugin) in a sandbox process of its own; a crash or hang there ends its performers, not the run.",
+                repeating: true),
         ],
         run: ServeCommand.run)
 
@@ -138,6 +148,10 @@ enum CommandTree {
                 help: "The host configuration file (library folders, pins), the same one run reads.",
                 default: "$XDG_CONFIG_HOME/motion/host.json"),
             .option("timeout", value: "s", help: "Seconds each plugin's checks may take.", default: "10"),
+            .option(
+                "isolate", value: "plugin-id",
+                help: "Run this plugin's checks (all: every plugin's) with the plugin in a sandbox process, as a run with --isolate would.",
+                repeating: true),
         ],
         run: runPluginsValidate)
 

@@ -7,7 +7,8 @@ import MotionHost
 enum RunCommand {
     /// Runs the command.
     /// - Parameter values: The parsed `run` command line.
-    /// - Returns: 0 when the run completed; 130 or 143 when SIGINT or SIGTERM stopped it at a frame
+    /// - Returns: 0 when the run completed; 2 when it completed but an isolated plugin failed (its performers ended,
+    ///   the rest went on: the `error` lines and the summary's `pluginFailures` say which); 130 or 143 when SIGINT or SIGTERM stopped it at a frame
     ///   boundary (128 + the signal, as a shell reports a process ended by it; the summary says
     ///   `interrupted`). A plugin call that does not return within `--plugin-timeout` seconds ends the process
     ///   with status 1 from the watchdog thread, and a plugin that crashes the host ends it with its signal,
@@ -70,8 +71,11 @@ enum RunCommand {
         let settings = RunSettings(
             frameRate: frameRateOverride ?? document.frameRate, duration: durationOverride ?? document.duration,
             maximumDuration: document.maximumDuration, isTracing: isTracing)
-        let registry = try makeRegistry(pluginPaths: values.values("plugin-path"), configPath: values.value("config"))
+        let registry = try makeRegistry(
+            pluginPaths: values.values("plugin-path"), configPath: values.value("config"), isolate: values.values("isolate"),
+            pluginTimeout: pluginTimeout > 0 ? pluginTimeout : nil, commandPath: values.commandPath)
         let runner = SceneRunner(document: document, settings: settings, registry: registry)
+        if let host = registry as? PluginHost { runner.takePluginFailures = { host.takeFailures() } }
         if values.flag("realtime") { runner.clock = RealTimeFrameClock(frameRate: settings.frameRate) }
         if values.flag("watch") { runner.hotReload = try HotReload(registry: registry) }
         if let source = document.deviceMotion {
@@ -126,6 +130,7 @@ enum RunCommand {
         if let plot, let plotOutput { try plotOutput.write(SVGPlot(recording: plot).render()) }
         if let runError { throw runError }
         if summary?.stopReason == .interrupted { return 128 + cmotionhost_interruption() }
+        if !runner.pluginFailures.isEmpty { return 2 }
         if let summary, summary.committedTransactions < document.transactions.count {
             let skipped = document.transactions.count - summary.committedTransactions
             CommandLineTool.writeStandardError(

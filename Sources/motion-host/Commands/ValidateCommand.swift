@@ -3,6 +3,8 @@ import MotionHost
 
 /// The hidden first argument that makes `motion-host` the validator's child process for one manifest.
 let validateChildArgument = "__validate-plugin"
+/// The child's argument that lists the plugins to isolate (`--isolate`), comma-separated, `*` for all.
+let validateIsolatePrefix = "--isolating="
 
 /// `motion-host plugins validate MANIFEST|DIR`: checks each plugin in a child process with a timeout,
 /// as clap-validator does, so a plugin that crashes or hangs is reported, not fatal. Prints one line per
@@ -19,6 +21,7 @@ func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
     }
     // The same configuration as `run` (library folders, pins, plan-type owners), passed on to each child.
     let configuration = try PluginEnvironment.configuration(at: values.value("config"))
+    let isolating = values.values("isolate").map { $0 == "all" ? "*" : $0 }
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
         throw MotionHostError(.unreadableFile, file: path, "no such file or folder")
@@ -78,7 +81,7 @@ func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
         }
     }
     for manifest in manifests {
-        let result = validateInChild(manifest: manifest, configuration: configuration.url?.path, timeout: timeout)
+        let result = validateInChild(manifest: manifest, configuration: configuration.url?.path, isolating: isolating, timeout: timeout)
         for line in result.lines {
             // Errors name their file; the line begins with it already.
             print("\(manifest): \(line.replacingOccurrences(of: ": \(manifest): ", with: ": "))")
@@ -94,12 +97,14 @@ func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
 
 /// Runs the checks of one manifest in a child process (this executable with `__validate-plugin`).
 /// - Returns: The check lines, with a `FAIL` line added when the child crashed, hung or failed to start.
-private func validateInChild(manifest: String, configuration: String?, timeout: Double) -> (
+private func validateInChild(manifest: String, configuration: String?, isolating: [String], timeout: Double) -> (
     lines: [String], exitStatus: Int32
 ) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    process.arguments = [validateChildArgument, manifest] + (configuration.map { [$0] } ?? [])
+    process.arguments =
+        [validateChildArgument, manifest] + (configuration.map { [$0] } ?? [])
+        + (isolating.isEmpty ? [] : [validateIsolatePrefix + isolating.joined(separator: ",")])
     var environment = ProcessInfo.processInfo.environment
     environment["SWIFT_BACKTRACE"] = "enable=no"  // a crashing plugin should end the child at once
     process.environment = environment
@@ -185,7 +190,8 @@ private final class OutputCollector: @unchecked Sendable {
 /// - Parameters:
 ///   - manifest: The manifest's path.
 ///   - configurationPath: The host configuration the parent read, if any (read again here).
-func runValidateChild(manifest: String, configurationPath: String?) -> Int32 {
+///   - isolating: Plugin ids to run in a sandbox (`--isolate`), `*` for every plugin.
+func runValidateChild(manifest: String, configurationPath: String?, isolating: [String] = []) -> Int32 {
     // Written straight to the file descriptor (no buffering), so nothing is lost if the plugin crashes.
     func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
     let configuration: HostConfiguration
@@ -195,7 +201,7 @@ func runValidateChild(manifest: String, configurationPath: String?) -> Int32 {
         emit("FAIL host configuration: \(error)")
         return 1
     }
-    let loader = PluginEnvironment.loader(configuration)
+    let loader = PluginEnvironment.loader(configuration.isolating(isolating))
     let validator = PluginValidator(
         manifestURL: URL(fileURLWithPath: manifest), loader: loader,
         willStart: { emit("BEGIN \($0)") }, report: { emit($0.description) })

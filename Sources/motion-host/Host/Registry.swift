@@ -83,10 +83,16 @@ struct PluginEnvironment {
 /// - Parameters:
 ///   - pluginPaths: Folders given with `--plugin-path`, searched first, in order.
 ///   - configPath: A host configuration file given with `--config`, or `nil` for the default.
+///   - isolate: `--isolate` values: plugin ids, or `all`.
+///   - pluginTimeout: Seconds an isolated plugin's sandbox has per request (`--plugin-timeout`), `nil` for no limit.
+///   - commandPath: The command, for a usage error.
 /// - Returns: The registry the scheduler resolves plan types with.
 /// - Throws: ``MotionHostError`` `.registryUnavailable` (see ``PluginEnvironment``).
-func makeRegistry(pluginPaths: [String], configPath: String?) throws -> any PerformerRegistry {
+func makeRegistry(
+    pluginPaths: [String], configPath: String?, isolate: [String] = [], pluginTimeout: Double? = 10, commandPath: [String] = []
+) throws -> any PerformerRegistry {
     let environment = try PluginEnvironment(pluginPaths: pluginPaths, configPath: configPath)
+    let isolated = try isolatedPluginIDs(isolate, catalog: environment.catalog, commandPath: commandPath)
     let contentProblems: Set<ManifestError.Code> = [
         .missingField, .wrongType, .invalidValue, .unknownField, .duplicate, .unsupportedVersion,
     ]
@@ -95,5 +101,23 @@ func makeRegistry(pluginPaths: [String], configPath: String?) throws -> any Perf
         let why = contentProblems.contains(problem.code) ? " (read as a plugin manifest: it has a manifestVersion key)" : ""
         CommandLineTool.writeStandardError("warning: \(problem)\(why)\n")
     }
-    return PluginHost(catalog: environment.catalog, loader: environment.loader)
+    let host = PluginHost(catalog: environment.catalog, loader: PluginEnvironment.loader(environment.configuration.isolating(isolated)))
+    host.pluginTimeout = pluginTimeout
+    return host
+}
+
+/// The plugin ids of `--isolate` options (`all` is `"*"`), each checked against the discovered manifests.
+/// - Throws: ``UsageError`` for an id no manifest on the search path has, with the nearest one suggested.
+func isolatedPluginIDs(_ values: [String], catalog: PluginCatalog, commandPath: [String] = []) throws -> [String] {
+    let known = catalog.plugins.map(\.id)
+    return try values.map { value in
+        if value == "all" { return "*" }
+        guard known.contains(value) else {
+            throw UsageError(
+                message:
+                    "The value '\(value)' is invalid for '--isolate <plugin-id>': no plugin of that id is on the plugin search path\(JSONText.suggestion(for: value, among: known)); give a plugin id (plugins list shows them) or all",
+                commandPath: commandPath)
+        }
+        return value
+    }
 }

@@ -1,4 +1,5 @@
 import MotionCore
+import MotionHost
 
 /// Called once per frame, after the frame's scene transactions were committed and before the
 /// scheduler's performer updates: the place to deliver device-motion samples for that frame.
@@ -73,6 +74,11 @@ final class SceneRunner {
     /// Asked at every frame boundary: `true` stops the run there, with the summary's `stoppedBecause`
     /// `interrupted` (SIGINT, SIGTERM).
     var isInterrupted: () -> Bool = { false }
+    /// Asked after every commit and every frame: the isolated plugins that failed since the last call (their
+    /// performers have ended already). Each is written as an `error` line and listed in the summary; the run goes on.
+    var takePluginFailures: () -> [PluginFailure] = { [] }
+    /// The failures written so far.
+    private(set) var pluginFailures: [PluginFailure] = []
     /// `--watch`: reloads changed plugins as each frame begins, before its transactions.
     var hotReload: HotReload?
 
@@ -157,6 +163,7 @@ final class SceneRunner {
                 do {
                     try scheduler.commit(timed.transaction)
                 } catch {
+                    reportPluginFailures()
                     // Operations before the failing one stay applied (R12): the summary counts the
                     // transaction as partly committed, and the line says how much of it was applied.
                     if error.appliedOperationCount > 0 { partlyCommitted += 1 }
@@ -171,6 +178,7 @@ final class SceneRunner {
                     failedCommits += 1
                 }
                 next += 1
+                reportPluginFailures()
             }
             for hook in hooks {
                 do {
@@ -195,6 +203,7 @@ final class SceneRunner {
                         "frame \(frame) (t = \(JSONText.number(time)) s): a transaction emitted from another thread failed\(Self.applied(error)): \(error)",
                         underlying: error))
             }
+            reportPluginFailures()
             writeChanges(scene)
             onFrame?(point)
             if settings.duration == .untilIdle, next == due.count, !scheduler.isActive {
@@ -246,6 +255,16 @@ final class SceneRunner {
         case 0: return ""
         case 1: return " after its first operation was applied (it stays applied)"
         default: return " after its first \(count) operations were applied (they stay applied)"
+        }
+    }
+
+    /// Writes an `error` line for each isolated plugin that failed since the last look.
+    private func reportPluginFailures() {
+        for failure in takePluginFailures() {
+            pluginFailures.append(failure)
+            report(
+                MotionHostError(
+                    .pluginFailed, file: document.path, "frame \(point.frame) (t = \(JSONText.number(point.time)) s): \(failure)"))
         }
     }
 
@@ -337,7 +356,8 @@ final class SceneRunner {
             finalValues: scene.targets.map { target in
                 (target.id.name, target.properties.map { ($0.name, $0.value) })
             },
-            isActive: scheduler.isActive, stopReason: reason, droppedFrames: clock.droppedFrames)
+            isActive: scheduler.isActive, stopReason: reason, droppedFrames: clock.droppedFrames,
+            pluginFailures: pluginFailures.map(\.description))
         for sink in sinks { sink.end(summary) }
         isFinished = true
         return summary

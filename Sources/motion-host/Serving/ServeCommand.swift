@@ -66,11 +66,14 @@ enum ServeCommand {
         defer { server.stop() }
         CommandLineTool.writeStandardError("listening on http://\(server.address)\n")
 
-        let registry = try makeRegistry(pluginPaths: values.values("plugin-path"), configPath: values.value("config"))
+        let registry = try makeRegistry(
+            pluginPaths: values.values("plugin-path"), configPath: values.value("config"), isolate: values.values("isolate"),
+            commandPath: values.commandPath)
         // Always traced, for `?trace=1` subscribers; the --output file has trace lines only with --trace.
         let settings = RunSettings(
             frameRate: frameRate, duration: .untilStopped, maximumDuration: document.maximumDuration, isTracing: true)
         let runner = SceneRunner(document: document, settings: settings, registry: registry)
+        if let host = registry as? PluginHost { runner.takePluginFailures = { host.takeFailures() } }
         if values.flag("watch") {
             runner.hotReload = try HotReload(registry: registry)
             runner.onError = { CommandLineTool.writeStandardError("error: \($0)\n") }
@@ -126,7 +129,7 @@ enum ServeCommand {
         live.flush()
         try output?.close()
         if let runError { throw runError }
-        return 0
+        return runner.pluginFailures.isEmpty ? 0 : 2
     }
 }
 

@@ -187,4 +187,7 @@ struct TimelineSummary {
     var stopReason: StopReason
     /// Frames skipped because an earlier one overran (real-time runs only; `nil` on the simulated clock).
     var droppedFrames: Int? = nil
+    /// The isolated plugins that failed during the run (one line each, as their `error` lines say); the run went
+    /// on without their performers.
+    var pluginFailures: [String] = []
 }

@@ -1,0 +1,215 @@
+import CMotionABI
+import Foundation
+import MotionCore
+
+/// A performer of an isolated plugin, as ``EntryPerformer`` is one of an in-process plugin: the same calls, made
+/// as requests to the plugin's sandbox (``IsolatedPlugin``), with the same errors. Its ``HostContext`` is the one
+/// the plugin's calls are answered with, so emissions, tokens and property writes behave as in process.
+///
+/// Thread rule: the scheduler's thread, like every performer.
+final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFrameUpdating, DeviceMotionReceiving {
+    let plugin: IsolatedPlugin
+    let context: HostContext
+    let slot: UInt32
+    let className: String
+    private var buffer: [UInt8] = []
+    /// The plans this performer holds, for a restarted sandbox (`"onCrash": "restart"`): plain plans in the order
+    /// they were added, and named plans by name, each replaced by a later add of its name and gone once removed.
+    private var plans: [(name: String?, plan: Plan)] = []
+    /// Whether `create_performer` succeeded (a proxy whose creation failed is deinitialized too, and must not ask
+    /// the sandbox to destroy a performer it never made).
+    private var isCreated = false
+
+    /// Has the sandbox create the plugin's performer of `className` for the context's target (`create_performer`).
+    /// - Throws: ``PluginError`` as ``EntryPerformer`` throws it, or `.sandboxFailed`.
+    init(plugin: IsolatedPlugin, className: String, context performerContext: PerformerContext, batchesFrames: Bool = true)
+        throws(PluginError)
+    {
+        self.plugin = plugin
+        self.className = className
+        self.batchesFrames = batchesFrames
+        let target = performerContext.target
+        let context = HostContext(target: target, pluginDescription: plugin.name, logRoute: plugin.logRoute)
+        context.emitter = performerContext.emitter
+        context.tokenGenerator = performerContext.tokenGenerator
+        self.context = context
+        slot = plugin.register(context, description: "\(className)@\(target.id.name)")
+        plugin.slotBeingCreated = slot
+        defer { plugin.slotBeingCreated = nil }
+        do {
+            try Self.create(plugin: plugin, slot: slot, className: className, context: context)
+        } catch {
+            context.retire()
+            throw error
+        }
+        isCreated = true
+        plugin.created(self)
+    }
+
+    /// `create_performer` in the sandbox.
+    private static func create(plugin: IsolatedPlugin, slot: UInt32, className: String, context: HostContext) throws(PluginError) {
+        let targetName = String(cString: context.targetName)
+        var out = WireWriter()
+        out.u32(slot)
+        out.u32(context.withScene { plugin.sceneKey(for: $0) })
+        out.string(className)
+        out.string(targetName)
+        var reply = try Self.request(plugin, .create, "create_performer", out)
+        guard reply.bool() == true else {
+            let status = reply.i32() ?? MOTION_ERR_INTERNAL
+            let message = pluginMessage(reply.string() ?? "")
+            if status == MOTION_ERR_UNKNOWN_CLASS {
+                throw PluginError(
+                    code: .unknownClass, message: "the library has no performer class \"\(className)\": \(message)", for: plugin.manifest)
+            }
+            throw PluginError(
+                code: .creationFailed, message: "create_performer(\"\(className)\") failed with \(statusName(status)): \(message)",
+                for: plugin.manifest)
+        }
+    }
+
+    /// Creates this performer again in a restarted sandbox and hands it its current plans, named plans by name.
+    /// A refusal now is logged; a crash is the new sandbox's failure (``IsolatedPlugin``).
+    func recreate() {
+        do {
+            try Self.create(plugin: plugin, slot: slot, className: className, context: context)
+            for (name, plan) in plans {
+                try plan.writeJSON(into: &buffer)
+                defer { buffer.removeAll(keepingCapacity: true) }
+                var out = WireWriter()
+                out.u32(slot)
+                if let name { out.string(name) }
+                buffer.withUnsafeBytes { out.data($0) }
+                prefetch(for: plan, into: &out)
+                try check(
+                    try request(name == nil ? .addPlan : .addNamedPlan, name == nil ? "add_plan" : "add_named_plan", out), "add_plan", plan.type)
+            }
+        } catch {
+            PluginLog.routing(plugin.logRoute) {
+                PluginLog.write(
+                    .warning,
+                    "\(plugin.name): after its sandbox was restarted, \(className)@\(String(cString: context.targetName)) could not be re-created with its plans: \(error)"
+                )
+            }
+        }
+    }
+
+    deinit {
+        if isCreated, plugin.failure == nil {
+            var out = WireWriter()
+            out.u32(slot)
+            _ = try? Self.request(plugin, .destroy, "destroy_performer", out)
+        }
+        context.retire()
+    }
+
+    func setEmitter(_ emitter: TransactionEmitter) { context.emitter = emitter }
+    func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { context.tokenGenerator = generator }
+
+    func addPlan(_ plan: Plan) throws {
+        try plan.writeJSON(into: &buffer)
+        defer { buffer.removeAll(keepingCapacity: true) }
+        var out = WireWriter()
+        out.u32(slot)
+        buffer.withUnsafeBytes { out.data($0) }
+        prefetch(for: plan, into: &out)
+        try check(try request(.addPlan, "add_plan", out), "add_plan", plan.type)
+        if plugin.settings.onCrash == .restart { plans.append((nil, plan)) }
+    }
+
+    func addPlan(_ plan: Plan, named name: String) throws {
+        try plan.writeJSON(into: &buffer)
+        defer { buffer.removeAll(keepingCapacity: true) }
+        var out = WireWriter()
+        out.u32(slot)
+        out.string(name)
+        buffer.withUnsafeBytes { out.data($0) }
+        prefetch(for: plan, into: &out)
+        try check(try request(.addNamedPlan, "add_named_plan", out), "add_named_plan", plan.type)
+        if plugin.settings.onCrash == .restart {
+            plans.removeAll { $0.name == name }
+            plans.append((name, plan))
+        }
+    }
+
+    /// The target's current values of the properties the plan names (string fields such as a Tween's
+    /// `"property"`), sent with the plan: a plugin that interns and reads them while it takes the plan (TweenKit
+    /// checks a vector's length) is answered in its sandbox instead of by a round trip each. The sandbox keeps them
+    /// only until it next calls the host, and updates them with the plugin's own writes.
+    private func prefetch(for plan: Plan, into out: inout WireWriter) {
+        var names: [String] = []
+        for (_, value) in plan.fields {
+            if case .string(let name) = value, !names.contains(name), context.withTarget({ $0.hasProperty(named: name) }) {
+                names.append(name)
+            }
+        }
+        out.u32(UInt32(names.count))
+        for name in names {
+            let id = context.withScene { $0.propertyID(name) }
+            let value = context.withTarget { $0[id] }
+            out.string(name)
+            out.i32(id.rawValue)
+            out.u32(UInt32(value?.count ?? 0))
+            for i in 0..<(value?.count ?? 0) { out.f64(value![i]) }
+        }
+    }
+
+    func removePlan(named name: String) throws {
+        var out = WireWriter()
+        out.u32(slot)
+        out.string(name)
+        try check(try request(.removeNamedPlan, "remove_named_plan", out), "remove_named_plan", nil)
+        plans.removeAll { $0.name == name }
+    }
+
+    func update(frame: Frame) {
+        guard plugin.hasFrames else { return }
+        plugin.noteFrame(frame)
+        var out = WireWriter()
+        out.u32(slot)
+        out.u64(UInt64(frame.index))
+        out.f64(frame.time)
+        out.f64(frame.delta)
+        _ = try? request(.update, "update", out)
+    }
+
+    /// The plugin, when it has `update_many`: one request per run of its performers per frame.
+    var frameBatch: (any FrameBatch)? { plugin.hasFrames && plugin.hasUpdateMany && batchesFrames ? plugin : nil }
+    private let batchesFrames: Bool
+    var frameBatchMember: OpaquePointer { OpaquePointer(bitPattern: Int(slot) + 1)! }
+
+    func receive(_ sample: UnsafePointer<motion_device_motion_sample>) {
+        var out = WireWriter()
+        out.u32(slot)
+        out.data(UnsafeRawBufferPointer(start: sample, count: MemoryLayout<motion_device_motion_sample>.size))
+        _ = try? request(.receiveSample, "receive", out)
+    }
+
+    var acceptsDeviceMotion: Bool { plugin.hasDeviceMotion }
+
+    private func request(_ kind: SandboxMessageKind, _ what: String, _ out: WireWriter) throws(PluginError) -> WireReader {
+        try Self.request(plugin, kind, what, out)
+    }
+
+    /// A request to the plugin's sandbox (under the plugin's log route, as every call into a plugin is made).
+    private static func request(_ plugin: IsolatedPlugin, _ kind: SandboxMessageKind, _ what: String, _ out: WireWriter) throws(PluginError)
+        -> WireReader
+    {
+        try plugin.call(kind, what, out)
+    }
+
+    private func check(_ reply: WireReader, _ call: String, _ planType: String?) throws(PluginError) {
+        var reply = reply
+        let status = reply.i32() ?? MOTION_ERR_INTERNAL
+        guard status != MOTION_OK else { return }
+        let what = planType.map { " for plan type \"\($0)\"" } ?? ""
+        var failure = PluginError(
+            code: .callFailed, message: "\(call)\(what) failed with \(statusName(status)): \(pluginMessage(reply.string() ?? ""))",
+            for: plugin.manifest)
+        failure.status = status
+        throw failure
+    }
+}
+
+/// A plugin's message as the host shows it: made safe for one line, or a placeholder when it wrote none.
+func pluginMessage(_ text: String) -> String { text.isEmpty ? "(the plugin gave no message)" : PluginLog.sanitized(text) }

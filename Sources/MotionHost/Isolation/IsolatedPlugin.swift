@@ -1,0 +1,627 @@
+import CMotionABI
+import CMotionHostSupport
+import Foundation
+import MotionCore
+
+/// How an isolated plugin's sandbox failed, and what the host did about it: one `error` line of a run's timeline.
+///
+/// Thread rule: a value; safe from any thread.
+public struct PluginFailure: Sendable, Hashable, CustomStringConvertible {
+    /// The plugin's id.
+    public let pluginID: String
+    /// Its manifest, as found on the search path.
+    public let manifest: URL
+    /// What happened to the sandbox: "was killed by signal 11 (SIGSEGV)", "exited with status 3", "did not answer
+    /// update_many within 1 s (--plugin-timeout), so it was killed".
+    public let cause: String
+    /// The plugin call the host was making (`add_plan`, `update_many` …), or `nil` when the sandbox died between
+    /// calls (on a thread of the plugin's own).
+    public let call: String?
+    /// The last frame the plugin's performers were updated for, if any.
+    public let frame: Int?
+    /// The performers that ended, `Class@target`, in the order they were made.
+    public let performers: [String]
+    /// Their targets, each once, in the same order.
+    public let targets: [String]
+    /// Whether the host started a new sandbox for the plugin (`"onCrash": "restart"`), which re-created these
+    /// performers.
+    public let isRestarted: Bool
+
+    /// One line: who, what, where, and what it affected.
+    public var description: String {
+        let whereText = call.map { "in \($0)" } ?? "outside any call from the host"
+        let frameText = frame.map { " at frame \($0)" } ?? ""
+        let ended = performers.isEmpty ? "no performers" : "its performers \(performers.joined(separator: ", "))"
+        let targetText = targets.isEmpty ? "" : " (targets \(targets.joined(separator: ", ")))"
+        let after =
+            isRestarted
+            ? "a new sandbox re-created them and re-added their plans (onCrash: restart)"
+            : "their is-active tokens were ended and later plans of its types fail"
+        return
+            "plugin \(pluginID) (\(manifest.relativePath)): \(whereText)\(frameText), its sandbox \(cause); \(ended)\(targetText) stopped; \(after); the other performers go on"
+    }
+}
+
+/// A plugin whose code runs in a sandbox process of its own (``SandboxServer``, the `motion-sandbox` executable
+/// beside the host's), reached through ``IsolatedPerformer`` proxies exactly as ``EntryPlugin`` is reached through
+/// ``EntryPerformer`` ones: the scheduler cannot tell them apart.
+///
+/// Per frame, one request and one reply per plugin (its `update_many` batch): the members go through shared
+/// memory, and so do the property writes the plugin queued, which the host applies through its own
+/// `set_properties` (the same checks and path as in process) before anything else it reads from the sandbox.
+/// The plugin's calls of `motion_host_v1` on the thread the sandbox serves the host on arrive while the host waits
+/// for a reply, and are answered on the scheduler's thread through the host's own table with the performer's real
+/// context; the calls from the plugin's own threads arrive on a second channel and are answered on a thread of the
+/// host's, as in process.
+///
+/// A failure (the sandbox dies, sends something malformed, or does not answer within the plugin timeout and is
+/// killed) is contained: the plugin's performers' tokens are ended, a ``PluginFailure`` is recorded for the
+/// ``PluginHost`` to report, and every later call fails with ``PluginError/Code/sandboxFailed``.
+///
+/// Thread rule: the scheduler's thread (every ``FrameBatch`` and proxy call); the second channel's thread only
+/// reads ``sharedContexts`` and sets ``diedOnItsOwn``.
+final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
+    // @unchecked: the mutable state is the scheduler thread's; what the channel thread touches is behind locks.
+    let manifest: PluginManifest
+    let settings: PluginIsolation
+    /// Seconds to wait for the sandbox's answer to any one message (`--plugin-timeout`), or `nil` for no limit.
+    let timeout: Double?
+    let logRoute: PluginLogRoute
+    /// `plugin id (manifest path)`, as host contexts name their plugin.
+    let name: String
+    /// What the sandbox said of the library.
+    private(set) var pluginID = ""
+    private(set) var hasFrames = false
+    private(set) var hasUpdateMany = false
+    private(set) var hasDeviceMotion = false
+    private(set) var extensionProblems: [String] = []
+    private(set) var capabilityMismatches: [String] = []
+
+    private var process: SandboxProcess?
+    /// Every performer's host context, by slot (never removed: a retired one answers `MOTION_ERR_SCHEDULER_GONE`).
+    private var contexts: [HostContext] = []
+    /// The same, for the thread that serves the plugin's own threads.
+    private let sharedContexts = ProcessLock<[HostContext]>([])
+    /// `Class@target` by slot, for failure reports.
+    private var performerNames: [String] = []
+    /// Set by the plugin threads' channel when the sandbox closed it (it died between the host's calls); a new one
+    /// for each sandbox.
+    private var diedOnItsOwn = ProcessLock(false)
+    /// The loader the sandboxes are started with (a restart starts another).
+    private let loader: LibraryLoader
+    /// The performers by slot, to re-create after a restart (``IsolatedPerformer/recreate()``).
+    private var performers: [WeakPerformer] = []
+    /// How many times a new sandbox was started (`"onCrash": "restart"`).
+    private(set) var restarts = 0
+
+    private final class WeakPerformer {
+        weak var performer: IsolatedPerformer?
+        init(_ performer: IsolatedPerformer?) { self.performer = performer }
+    }
+    private var sceneKeys: [ObjectIdentifier: (scene: WeakScene, key: UInt32)] = [:]
+    private var nextSceneKey: UInt32 = 0
+    /// The failure that ended the sandbox, once there is one.
+    private(set) var failure: PluginFailure?
+    /// Called on the scheduler's thread with each failure, as it is found (the ``PluginHost`` records it).
+    var onFailure: ((PluginFailure) -> Void)?
+    private var lastFrame: Int?
+    /// The slot of the performer being created, which a failure during its `create_performer` does not count as
+    /// one that existed.
+    var slotBeingCreated: UInt32?
+    private let writes = UnsafeMutablePointer<motion_property_write>.allocate(capacity: SandboxSharedMemory.writeCapacity)
+    private let slotWrites = UnsafeMutablePointer<motion_slot_write>.allocate(capacity: SandboxSharedMemory.writeCapacity)
+    private let slotValues = UnsafeMutablePointer<Double>.allocate(capacity: SandboxSharedMemory.writeCapacity * Int(MOTION_PROPERTY_MAX_COMPONENTS))
+
+    private final class WeakScene {
+        weak var scene: Scene?
+        init(_ scene: Scene) { self.scene = scene }
+    }
+
+    /// Where the sandbox executable is: `motion-sandbox` in the folder of the running executable (where
+    /// `swift build` and `Scripts/install.sh` put it beside `motion-host`).
+    static var sandboxExecutable: URL? {
+        LibraryLoader.executableDirectory()?.appendingPathComponent("motion-sandbox", isDirectory: false)
+    }
+
+    /// Starts a sandbox for `manifest`'s plugin and has it load the library: trust checks, sealed copy, entry, ABI.
+    /// - Throws: ``PluginError``: what the sandbox's checks found (the same code and message as in process), or
+    ///   `.loadFailed` when the sandbox cannot be started.
+    init(manifest: PluginManifest, loader: LibraryLoader, settings: PluginIsolation, timeout: Double?, logSink: PluginLog.Sink?)
+        throws(PluginError)
+    {
+        self.manifest = manifest
+        self.settings = settings
+        self.timeout = timeout
+        self.logRoute = PluginLogRoute(sink: logSink)
+        self.name = "\(manifest.id) (\(manifest.url.relativePath))"
+        self.loader = loader
+        try start(loader: loader)
+    }
+
+    deinit {
+        shutDown()
+        writes.deallocate()
+        slotWrites.deallocate()
+        slotValues.deallocate()
+    }
+
+    private func start(loader: LibraryLoader) throws(PluginError) {
+        guard let executable = Self.sandboxExecutable, access(executable.path, X_OK) == 0 else {
+            throw PluginError(
+                code: .loadFailed,
+                message:
+                    "the plugin is to run isolated, but there is no sandbox executable at \(Self.sandboxExecutable?.path ?? "motion-sandbox"). To fix, install motion-sandbox beside motion-host (swift build and Scripts/install.sh do)",
+                for: manifest)
+        }
+        let started: SandboxProcess
+        do { started = try SandboxProcess(executable: executable.path, pluginID: manifest.id) } catch {
+            throw PluginError(code: .loadFailed, message: "cannot start the plugin's sandbox: \(error)", for: manifest)
+        }
+        process = started
+        let died = ProcessLock(false)
+        diedOnItsOwn = died
+        started.requests.isPeerGone = { died.withLock { $0 } }
+        startOtherThreadsChannel(started.otherThreads, memory: started.memory)
+        var out = WireWriter()
+        out.string(manifest.url.path)
+        let libraryPaths = loader.configuration.libraryPaths
+        out.u32(UInt32(libraryPaths.count))
+        for url in libraryPaths { out.string(url.path) }
+        out.u32(UInt32(loader.extraLibraryDirectories.count))
+        for url in loader.extraLibraryDirectories { out.string(url.path) }
+        let pins = loader.configuration.pins.sorted { $0.key < $1.key }
+        out.u32(UInt32(pins.count))
+        for (key, hash) in pins {
+            out.string(key)
+            out.string(hash)
+        }
+        out.bool(loader.configuration.requiresPins)
+        out.u64(UInt64(settings.memoryLimit ?? 0))
+        var reply = try call(.load, "motion_plugin_entry (in its sandbox)", out)
+        guard let isLoaded = reply.bool() else { throw malformed("load") }
+        guard isLoaded else {
+            let code = reply.string().flatMap(PluginError.Code.init(name:)) ?? .loadFailed
+            let message = reply.string() ?? "the sandbox could not load the plugin"
+            shutDown()
+            throw PluginError(code: code, message: message, for: manifest)
+        }
+        guard let id = reply.string(), let abi = reply.u32(), let frames = reply.bool(), let many = reply.bool(),
+            let deviceMotion = reply.bool(), let problems = strings(&reply), let mismatches = strings(&reply)
+        else { throw malformed("load") }
+        (pluginID, hasFrames, hasUpdateMany, hasDeviceMotion) = (id, frames, many, deviceMotion)
+        _ = abi
+        extensionProblems = problems
+        capabilityMismatches = mismatches
+    }
+
+    private func strings(_ reader: inout WireReader) -> [String]? {
+        guard let count = reader.u32() else { return nil }
+        var result: [String] = []
+        for _ in 0..<count {
+            guard let text = reader.string() else { return nil }
+            result.append(text)
+        }
+        return result
+    }
+
+    private func malformed(_ what: String) -> PluginError {
+        fail(.malformed("a reply to \(what)"), in: what)
+    }
+
+    /// Ends the sandbox without a failure (the host is done with it, or refused its plugin). Its performers were
+    /// destroyed already (each proxy's deinit), so nothing of the plugin's is left to lose.
+    private func shutDown() {
+        guard let process else { return }
+        system_kill(process.pid)
+        process.close()
+        _ = system_waitForExit(process.pid)
+        self.process = nil
+    }
+
+    // MARK: Performers
+
+    /// Registers a performer's host context; returns its slot, the sandbox's name for the performer.
+    func register(_ context: HostContext, description: String) -> UInt32 {
+        let slot = UInt32(contexts.count)
+        contexts.append(context)
+        performers.append(WeakPerformer(nil))
+        performerNames.append(description)
+        sharedContexts.withLock { $0.append(context) }
+        return slot
+    }
+
+    /// Records the proxy of a created performer, for a restart to re-create it.
+    func created(_ performer: IsolatedPerformer) { performers[Int(performer.slot)].performer = performer }
+
+    /// The sandbox's key for a scene: property ids are interned per scene, and the sandbox caches them per key.
+    func sceneKey(for scene: Scene) -> UInt32 {
+        let id = ObjectIdentifier(scene)
+        if let entry = sceneKeys[id], entry.scene.scene === scene { return entry.key }
+        let key = nextSceneKey
+        nextSceneKey += 1
+        sceneKeys[id] = (WeakScene(scene), key)
+        return key
+    }
+
+    /// Sends a request and waits for its reply, serving the sandbox's requests meanwhile (on this, the
+    /// scheduler's thread, so that the plugin's calls reach the host on the thread they would in process).
+    /// - Parameter what: The plugin call, for a failure report.
+    /// - Throws: ``PluginError`` `.sandboxFailed` when the sandbox has failed, now or earlier.
+    func call(_ kind: SandboxMessageKind, _ what: String, _ payload: WireWriter = WireWriter()) throws(PluginError) -> WireReader {
+        // The lines the plugin logs meanwhile go where this plugin's host sends its lines, as in process.
+        let result: Result<WireReader, PluginError> = PluginLog.routing(logRoute) {
+            do throws(PluginError) { return .success(try unroutedCall(kind, what, payload)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    private func unroutedCall(_ kind: SandboxMessageKind, _ what: String, _ payload: WireWriter) throws(PluginError) -> WireReader {
+        if failure == nil, diedOnItsOwn.withLock({ $0 }) { _ = fail(.closed, in: nil) }
+        if let failure { throw error(for: failure) }
+        guard let process else { throw fail(.closed, in: what) }
+        do throws(ChannelFailure) {
+            try process.requests.send(kind, payload, timeout: timeout)
+            while true {
+                let message = try process.requests.receive(timeout: timeout)
+                try applyWrites(message.pendingWrites, memory: process.memory)
+                if message.kind == .reply { return message.payload }
+                try serve(message, channel: process.requests)
+            }
+        } catch {
+            throw fail(error, in: what)
+        }
+    }
+
+    /// The host's queued-writes path: the sandbox's records, each given its performer's real context, through the
+    /// host's own `set_properties`.
+    private func applyWrites(_ count: Int, memory: SandboxSharedMemory) throws(ChannelFailure) {
+        guard count > 0 else { return }
+        guard count <= SandboxSharedMemory.writeCapacity else { throw .malformed("\(count) property writes") }
+        let contextCount = contexts.count
+        var record = UnsafeRawPointer(memory.writes)
+        // Runs of writes by id go through set_properties, runs by slot through set_slots, in the order made.
+        var byID = 0
+        var bySlot = 0
+        var valueCount = 0
+        var slotContext: OpaquePointer?
+        func flushByID() {
+            guard byID > 0 else { return }
+            var failedIndex = 0
+            _ = HostInterface.table.pointee.set_properties(writes, byID, MemoryLayout<motion_property_write>.stride, &failedIndex)
+            byID = 0
+        }
+        func flushBySlot() {
+            guard bySlot > 0 else { return }
+            var failedIndex = 0
+            _ = HostInterface.slotsExtension.pointee.set_slots(slotContext, slotWrites, bySlot, slotValues, valueCount, &failedIndex)
+            bySlot = 0
+            valueCount = 0
+        }
+        for _ in 0..<count {
+            let tagged = record.load(as: UInt64.self)
+            let slot = Int(truncatingIfNeeded: tagged & ~(1 << 63)) &- 1
+            let context = slot >= 0 && slot < contextCount ? contexts[slot].opaque : nil
+            let components = min(record.load(fromByteOffset: 12, as: UInt32.self), UInt32(MOTION_PROPERTY_MAX_COMPONENTS))
+            if tagged & (1 << 63) != 0 {
+                flushByID()
+                // One batch per scene: a context of another scene starts a new one.
+                if bySlot > 0, let slotContext, let context,
+                    HostContext.from(slotContext)!.withScene({ ObjectIdentifier($0) })
+                        != HostContext.from(context)!.withScene({ ObjectIdentifier($0) })
+                {
+                    flushBySlot()
+                }
+                if bySlot == 0 { slotContext = context }
+                slotWrites[bySlot] = motion_slot_write(slot: record.load(fromByteOffset: 8, as: Int32.self), count: components)
+                for c in 0..<Int(components) { slotValues[valueCount + c] = record.load(fromByteOffset: 16 + 8 * c, as: Double.self) }
+                valueCount += Int(components)
+                bySlot += 1
+            } else {
+                flushBySlot()
+                let write = writes + byID
+                write.pointee.ctx = context
+                write.pointee.property = record.load(fromByteOffset: 8, as: Int32.self)
+                write.pointee.count = record.load(fromByteOffset: 12, as: UInt32.self)
+                UnsafeMutableRawPointer(write).advanced(by: 16).copyMemory(from: record + 16, byteCount: 32)
+                byID += 1
+            }
+            record += SandboxSharedMemory.writeStride
+        }
+        flushByID()
+        flushBySlot()
+    }
+
+    private func context(_ slot: UInt32?) throws(ChannelFailure) -> HostContext {
+        guard let slot, Int(slot) < contexts.count else { throw .malformed("a call for a performer the host never made") }
+        return contexts[Int(slot)]
+    }
+
+    /// Answers one of the plugin's calls of `motion_host_v1`, made on the sandbox's serving thread, with the
+    /// host's own table on the scheduler's thread.
+    private func serve(_ message: SandboxMessage, channel: SandboxChannel) throws(ChannelFailure) {
+        var input = message.payload
+        let host = HostInterface.table.pointee
+        switch message.kind {
+        case .flushWrites:
+            try channel.send(.reply)
+        case .setProperty:
+            let context = try context(input.u32())
+            guard let id = input.i32(), let count = input.u32(), count <= UInt32(MOTION_PROPERTY_MAX_COMPONENTS) else {
+                throw .malformed("set_property")
+            }
+            var values = [Double](repeating: 0, count: Int(count))
+            for i in 0..<Int(count) {
+                guard let value = input.f64() else { throw .malformed("set_property") }
+                values[i] = value
+            }
+            var out = WireWriter()
+            out.i32(host.set_property(context.opaque, id, values, count))
+            try channel.send(.reply, out)
+        case .propertySlot:
+            let context = try context(input.u32())
+            guard let property = input.i32() else { throw .malformed("slot") }
+            var out = WireWriter()
+            out.i32(HostInterface.slotsExtension.pointee.slot(context.opaque, property))
+            try channel.send(.reply, out)
+        case .propertyID:
+            let context = try context(input.u32())
+            guard let name = input.string() else { throw .malformed("property_id") }
+            var out = WireWriter()
+            out.i32(host.property_id(context.opaque, name))
+            try channel.send(.reply, out)
+        case .getProperty:
+            let context = try context(input.u32())
+            guard let id = input.i32(), let capacity = input.u32() else { throw .malformed("get_property") }
+            var values = [Double](repeating: 0, count: Int(MOTION_PROPERTY_MAX_COMPONENTS))
+            var count: UInt32 = 0
+            let status = values.withUnsafeMutableBufferPointer { buffer in
+                host.get_property(
+                    context.opaque, id, capacity == 0 ? nil : buffer.baseAddress, min(capacity, UInt32(MOTION_PROPERTY_MAX_COMPONENTS)),
+                    &count)
+            }
+            var out = WireWriter()
+            out.i32(status)
+            out.u32(count)
+            if status == MOTION_OK { for i in 0..<Int(count) { out.f64(values[i]) } }
+            try channel.send(.reply, out)
+        default:
+            guard let out = try Self.serveThreadSafe(message, context: context) else { return }
+            try channel.send(.reply, out)
+        }
+    }
+
+    /// The [thread-safe] calls, from either channel: the reply's payload, or `nil` for a log line (no reply).
+    private static func serveThreadSafe(_ message: SandboxMessage, context: (UInt32?) throws(ChannelFailure) -> HostContext) throws(ChannelFailure)
+        -> WireWriter?
+    {
+        var input = message.payload
+        let host = HostInterface.table.pointee
+        var out = WireWriter()
+        switch message.kind {
+        case .log:
+            guard let level = input.i32(), let line = input.string() else { throw .malformed("log") }
+            host.log(level, line)
+            return nil
+        case .contextLog:
+            let context = try context(input.u32())
+            guard let level = input.i32(), let line = input.string() else { throw .malformed("log") }
+            HostInterface.logExtension.pointee.log(context.opaque, level, line)
+            return nil
+        case .emit:
+            let context = try context(input.u32())
+            guard let json = input.data() else { throw .malformed("emit_transaction") }
+            var error = motion_error()
+            error.struct_size = UInt32(MemoryLayout<motion_error>.size)
+            let status = json.withUnsafeBytes { raw in
+                host.emit_transaction(context.opaque, raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count, &error)
+            }
+            out.i32(status)
+            out.string(status == MOTION_OK ? "" : withUnsafeBytes(of: &error.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+        case .tokenGenerate:
+            let context = try context(input.u32())
+            var token: motion_token = 0
+            out.i32(host.token_generate(context.opaque, &token))
+            out.u64(token)
+        case .tokenTerminate:
+            let context = try context(input.u32())
+            guard let token = input.u64() else { throw .malformed("token_terminate") }
+            out.i32(host.token_terminate(context.opaque, token))
+        default:
+            throw .malformed("a request of kind \(message.kind) from the sandbox")
+        }
+        return out
+    }
+
+    /// Serves the plugin's own threads: their thread-safe calls, on a thread of the host's, until the sandbox
+    /// closes the channel (it ended).
+    private func startOtherThreadsChannel(_ channel: SandboxChannel, memory: SandboxSharedMemory) {
+        let shared = sharedContexts
+        let died = diedOnItsOwn
+        let thread = Thread {
+            func context(_ slot: UInt32?) throws(ChannelFailure) -> HostContext {
+                guard let slot, let context = shared.withLock({ Int(slot) < $0.count ? $0[Int(slot)] : nil }) else {
+                    throw .malformed("a call for a performer the host never made")
+                }
+                return context
+            }
+            while true {
+                do {
+                    let message = try channel.receive(timeout: nil)
+                    if let out = try IsolatedPlugin.serveThreadSafe(message, context: context) { try channel.send(.reply, out) }
+                } catch {
+                    break
+                }
+            }
+            died.withLock { $0 = true }
+            // The scheduler's thread may be waiting for the sandbox's reply: end that wait now.
+            cmotionhost_ring_interrupt(memory.sandboxToHost)
+            system_close(channel.fd)
+        }
+        thread.name = "motion sandbox \(manifest.id)"
+        thread.start()
+    }
+
+    // MARK: Failure
+
+    /// The error every call gets once the sandbox has failed.
+    private func error(for failure: PluginFailure) -> PluginError {
+        PluginError(
+            code: .sandboxFailed,
+            message:
+                "\(failure.call.map { "in \($0)" } ?? "outside any call from the host")\(failure.frame.map { " at frame \($0)" } ?? ""), the plugin's sandbox \(failure.cause); its plan types are not performed any more in this run",
+            for: manifest)
+    }
+
+    /// Contains a failure: kills and reaps the sandbox, ends its performers' tokens, records and reports it.
+    /// - Returns: The error for the call that found it.
+    @discardableResult
+    private func fail(_ problem: ChannelFailure, in call: String?) -> PluginError {
+        if let failure { return error(for: failure) }
+        var cause: String
+        if let process {
+            system_kill(process.pid)
+            let status = system_waitForExit(process.pid)
+            process.close()
+            self.process = nil
+            switch problem {
+            case .timedOut(let seconds):
+                cause = "did not answer within \(JSONText.number(seconds)) s (--plugin-timeout) and was killed"
+            case .malformed(let what):
+                cause = "sent a malformed message (\(what)) and was killed"
+            case .closed, .io:
+                cause = status.map(describeWaitStatus) ?? "ended"
+                if let status, let signal = signalOfWaitStatus(status), let limit = settings.memoryLimit,
+                    [SIGSEGV, SIGABRT, SIGKILL, SIGBUS, SIGTRAP, SIGILL].contains(signal)
+                {
+                    cause += " (it runs with a memoryLimit of \(limit) bytes; an allocation past it fails)"
+                }
+            }
+        } else {
+            cause = "\(problem)"
+        }
+        var ended: [String] = []
+        var targets: [String] = []
+        for (slot, context) in contexts.enumerated() where context.isLive && UInt32(slot) != slotBeingCreated {
+            context.endAllTokens()
+            ended.append(performerNames[slot])
+            let target = String(cString: context.targetName)
+            if !targets.contains(target) { targets.append(target) }
+        }
+        let restarting = settings.onCrash == .restart && restarts < settings.maxRestarts
+        let failure = PluginFailure(
+            pluginID: manifest.id, manifest: manifest.url, cause: cause, call: call, frame: lastFrame, performers: ended, targets: targets,
+            isRestarted: restarting)
+        guard restarting else {
+            self.failure = failure
+            onFailure?(failure)
+            return error(for: failure)
+        }
+        onFailure?(failure)
+        let error = PluginError(
+            code: .sandboxFailed,
+            message:
+                "\(call.map { "in \($0)" } ?? "outside any call from the host")\(lastFrame.map { " at frame \($0)" } ?? ""), the plugin's sandbox \(cause); a new one was started (restart \(restarts + 1) of \(settings.maxRestarts))",
+            for: manifest)
+        restart()
+        return error
+    }
+
+    /// `"onCrash": "restart"`: a new sandbox loads the plugin again, and each performer that existed is created
+    /// again in it and handed its current plans (``IsolatedPerformer/recreate()``). A failure while doing so is
+    /// a failure of the new sandbox, restarted in turn until ``PluginIsolation/maxRestarts``.
+    private func restart() {
+        restarts += 1
+        do {
+            try start(loader: loader)
+        } catch {
+            if process != nil {
+                fail(.malformed("its restart: \(error.message)"), in: "motion_plugin_entry (in its new sandbox)")
+            } else {
+                let failure = PluginFailure(
+                    pluginID: manifest.id, manifest: manifest.url, cause: "could not be started again: \(error.message)", call: nil,
+                    frame: lastFrame, performers: [], targets: [], isRestarted: false)
+                self.failure = failure
+                onFailure?(failure)
+            }
+            return
+        }
+        let generation = restarts
+        for entry in performers {
+            guard let performer = entry.performer, performer.context.isLive else { continue }
+            performer.recreate()
+            // It failed again (and was restarted, or not): that restart re-created the rest.
+            if restarts != generation || failure != nil { return }
+        }
+    }
+
+    /// Finds a death between calls (reported by the plugin threads' channel) and contains it.
+    func checkForFailure() {
+        if failure == nil, diedOnItsOwn.withLock({ $0 }) { fail(.closed, in: nil) }
+    }
+
+    // MARK: FrameBatch
+
+    /// One `update_many` request for the whole run (split only past the shared memory's capacity).
+    func update(_ members: UnsafeBufferPointer<OpaquePointer>, frame: Frame) {
+        lastFrame = frame.index
+        guard failure == nil, let memory = process?.memory else { return }
+        var offset = 0
+        PluginLog.routing(logRoute) {
+            while offset < members.count {
+                let count = min(members.count - offset, SandboxSharedMemory.memberCapacity)
+                for i in 0..<count { memory.members[i] = UInt32(truncatingIfNeeded: Int(bitPattern: UnsafeRawPointer(members[offset + i])) - 1) }
+                var out = WireWriter()
+                out.u64(UInt64(frame.index))
+                out.f64(frame.time)
+                out.f64(frame.delta)
+                out.u32(UInt32(count))
+                guard (try? call(.updateMany, "update_many", out)) != nil else { return }
+                offset += count
+            }
+        }
+    }
+
+    /// Notes the frame a performer is updated for alone (a plugin without `update_many`).
+    func noteFrame(_ frame: Frame) { lastFrame = frame.index }
+}
+
+/// The sandbox process and the host's ends of its channels and shared memory.
+final class SandboxProcess {
+    let pid: pid_t
+    let requests: SandboxChannel
+    let otherThreads: SandboxChannel
+    let memory: SandboxSharedMemory
+
+    init(executable: String, pluginID: String) throws(Errno) {
+        let (requestsHost, requestsSandbox) = try system_socketpair()
+        let (otherHost, otherSandbox) = try system_socketpair()
+        let shared = try system_sharedMemory(named: "motion-sandbox \(pluginID)", size: SandboxSharedMemory.size)
+        defer {
+            system_close(requestsSandbox)
+            system_close(otherSandbox)
+            system_close(shared)
+        }
+        memory = SandboxSharedMemory(base: try system_mapShared(shared, size: SandboxSharedMemory.size))
+        // The host's environment, but no Swift backtracer: a crashing plugin ends its sandbox at once (the filter
+        // would refuse to start swift-backtrace anyway), and the host reports the signal.
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        // Under a sanitizer (the host's own build, .ci/tsan), a crash must still end the sandbox with its signal:
+        // the sanitizer's handlers would report it and die otherwise (they start a symbolizer, which the filter
+        // refuses).
+        for name in ["TSAN_OPTIONS", "ASAN_OPTIONS"] {
+            let signals = "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigill=0:handle_sigfpe=0"
+            environment[name] = environment[name].map { "\($0):\(signals)" } ?? signals
+        }
+        pid = try system_spawn(
+            executable, arguments: [pluginID], environment: environment.map { "\($0.key)=\($0.value)" },
+            given: [requestsSandbox, otherSandbox, shared])
+        requests = SandboxChannel(
+            fd: requestsHost, rings: (send: memory.hostToSandbox, receive: memory.sandboxToHost), ringCapacity: SandboxSharedMemory.ringCapacity,
+            spinNanoseconds: SandboxSharedMemory.spinNanoseconds)
+        otherThreads = SandboxChannel(fd: otherHost)
+    }
+
+    /// Closes the requests channel (the plugin threads' channel is closed by its thread when the sandbox ends).
+    func close() { system_close(requests.fd) }
+}

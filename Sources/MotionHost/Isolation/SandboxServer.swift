@@ -1,0 +1,767 @@
+import CMotionABI
+import CMotionHostSupport
+import CSeccomp
+import Foundation
+import MotionCore
+import Synchronization
+
+/// The sandbox side of an isolated plugin: the `motion-sandbox` process, one per isolated plugin.
+///
+/// It is started by the host (``IsolatedPlugin``) with descriptor 5 the shared memory (``SandboxSharedMemory``),
+/// whose rings carry its request channel (the host's calls, and the plugin's calls made on the thread that serves
+/// them), 4 the socket of the plugin's own threads' channel (whose end of file also says the host is gone), and 3 a
+/// socket kept for the request channel's descriptor layout (no data crosses it). It closes every other descriptor, waits for the `load` request,
+/// confines itself (``SandboxConfinement``: the memory limit, `PR_SET_NO_NEW_PRIVS`, a seccomp filter), then
+/// loads the library exactly as the host would (``LibraryLoader``: the trust checks and the sealed copy), calls
+/// its entry and checks it (``EntryRegistry``, ``EntryPlugin``), and from then on calls the plugin as the
+/// in-process host does (``EntryPerformer``), answering the plugin's calls of `motion_host_v1` by forwarding them
+/// to the host; property writes are queued in shared memory and travel with the next message.
+///
+/// Thread rule: the thread that runs ``main()`` is the plugin's scheduler thread; the host functions the header
+/// marks [thread-safe] are forwarded from any other thread over the second channel.
+public enum SandboxServer {
+    /// Serves the host until it closes the connection; never returns.
+    public static func main() -> Never {
+        cmotionhost_close_descriptors_from(6)
+        let memory: UnsafeMutableRawPointer
+        do { memory = try system_mapShared(5, size: SandboxSharedMemory.size) } catch {
+            FileHandle.standardError.write(Data("motion-sandbox: cannot map the shared memory (descriptor 5): \(error)\n".utf8))
+            exit(70)
+        }
+        // A host that ends (or is killed) while the plugin is busy, e.g. hanging, must not leave this process behind:
+        // a thread waits for the host's end of the second channel to close, and ends the process then.
+        let watcher = Thread {
+            while !system_waitForHangUp(4) {}
+            _exit(0)
+        }
+        watcher.name = "motion-sandbox host watcher"
+        watcher.start()
+        let server = Server(memory: SandboxSharedMemory(base: memory))
+        Server.current = server
+        PluginLog.setSink { level, line in Server.current?.forwardLog(level, line) }
+        server.serve()
+    }
+}
+
+/// The sandbox's context behind a `motion_host_context *`: the performer's slot (the host's number for it), its
+/// target's name and the property names interned in its scene. Kept for the life of the process once retired,
+/// as the host keeps its own.
+final class SandboxContext: @unchecked Sendable {
+    // @unchecked: immutable but for `live` (atomic), the scene's interned ids and the property slots (scheduler
+    // thread only).
+    let slot: UInt32
+    /// Property id → the host's property slot of this performer's target, as resolved through this context.
+    var propertySlots: [motion_property_id: motion_property_slot] = [:]
+    let scene: SandboxScene
+    let targetName: UnsafeMutablePointer<CChar>
+    let live = Atomic<Bool>(true)
+
+    init(slot: UInt32, scene: SandboxScene, targetName: String) {
+        self.slot = slot
+        self.scene = scene
+        self.targetName = strdup(targetName)
+        _ = Unmanaged.passRetained(self)
+    }
+
+    var isLive: Bool { live.load(ordering: .relaxed) }
+    var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
+
+    @inline(__always)
+    static func borrowing<R>(_ pointer: OpaquePointer?, otherwise: R, _ body: (SandboxContext) -> R) -> R {
+        guard let pointer else { return otherwise }
+        return Unmanaged<SandboxContext>.fromOpaque(UnsafeRawPointer(pointer))._withUnsafeGuaranteedRef(body)
+    }
+}
+
+/// The property names interned in one of the host's scenes, as far as this sandbox has asked for them: a write
+/// with an id interned here is checked and queued without a round trip.
+final class SandboxScene {
+    var ids: [String: motion_property_id] = [:]
+    var known: [Bool] = []
+    /// The property slots resolved through this sandbox in the scene: a batch of writes to them is checked here.
+    var knownSlots: [Bool] = []
+
+    func isKnownSlot(_ slot: motion_property_slot) -> Bool { slot >= 0 && Int(slot) < knownSlots.count && knownSlots[Int(slot)] }
+
+    func rememberSlot(_ slot: motion_property_slot) {
+        guard slot >= 0 else { return }
+        if Int(slot) >= knownSlots.count { knownSlots.append(contentsOf: repeatElement(false, count: Int(slot) + 1 - knownSlots.count)) }
+        knownSlots[Int(slot)] = true
+    }
+
+    func isKnown(_ id: motion_property_id) -> Bool { id >= 0 && Int(id) < known.count && known[Int(id)] }
+
+    func remember(_ name: String, _ id: motion_property_id) {
+        guard id >= 0 else { return }
+        ids[name] = id
+        if Int(id) >= known.count { known.append(contentsOf: repeatElement(false, count: Int(id) + 1 - known.count)) }
+        known[Int(id)] = true
+    }
+}
+
+private final class Server: @unchecked Sendable {
+    // @unchecked: the scheduler-thread state is touched on the serving thread only; `other` is behind its lock.
+    nonisolated(unsafe) static var current: Server?
+
+    let requests: SandboxChannel
+    let other = ProcessLock(SandboxChannel(fd: 4))
+    let memory: SandboxSharedMemory
+    let schedulerThread = pthread_self()
+    var plugin: EntryPlugin?
+    var performers: [OpaquePointer?] = []
+    var contexts: [SandboxContext] = []
+    var scenes: [UInt32: SandboxScene] = [:]
+    /// Property writes queued in shared memory since the last message to the host.
+    var pendingWrites = 0
+    /// Property values the host sent with the plan being handed over (``IsolatedPerformer``'s prefetch), by
+    /// performer slot and property id; valid until this sandbox next sends the host anything, and kept up to date
+    /// with the plugin's own writes. `count` 0: the target has no value.
+    var prefetched: [(slot: UInt32, id: motion_property_id, count: UInt32, values: (Double, Double, Double, Double))] = []
+    let members = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: SandboxSharedMemory.memberCapacity)
+
+    init(memory: SandboxSharedMemory) {
+        self.memory = memory
+        requests = SandboxChannel(
+            fd: 3, rings: (send: memory.sandboxToHost, receive: memory.hostToSandbox), ringCapacity: SandboxSharedMemory.ringCapacity,
+            spinNanoseconds: SandboxSharedMemory.spinNanoseconds)
+    }
+
+    var isOnSchedulerThread: Bool { pthread_self() == schedulerThread }
+
+    // MARK: Serving the host
+
+    func serve() -> Never {
+        while true {
+            let message: SandboxMessage
+            do { message = try requests.receive(timeout: nil) } catch {
+                // The host closed the connection (it is done, or gone): nothing is left to do.
+                exit(0)
+            }
+            handle(message)
+        }
+    }
+
+    func quit(_ why: String) -> Never {
+        FileHandle.standardError.write(Data("motion-sandbox: \(why)\n".utf8))
+        exit(70)
+    }
+
+    /// Sends a message to the host on the serving thread, with the queued writes before it.
+    func send(_ kind: SandboxMessageKind, _ payload: WireWriter = WireWriter()) {
+        let pending = pendingWrites
+        pendingWrites = 0
+        if !prefetched.isEmpty { prefetched.removeAll(keepingCapacity: true) }
+        do { try requests.send(kind, pendingWrites: pending, payload) } catch { exit(0) }
+    }
+
+    /// A request to the host from the serving thread; serves the host's nested requests until its reply.
+    func call(_ kind: SandboxMessageKind, _ payload: WireWriter) -> WireReader {
+        send(kind, payload)
+        while true {
+            let message: SandboxMessage
+            do { message = try requests.receive(timeout: nil) } catch { exit(0) }
+            if message.kind == .reply { return message.payload }
+            handle(message)
+        }
+    }
+
+    /// A request to the host from one of the plugin's own threads (one at a time, over the second channel).
+    func callFromOtherThread(_ kind: SandboxMessageKind, _ payload: WireWriter, expectsReply: Bool = true) -> WireReader? {
+        other.withLock { channel in
+            do {
+                try channel.send(kind, payload)
+                guard expectsReply else { return nil }
+                let reply = try channel.receive(timeout: nil)
+                return reply.kind == .reply ? reply.payload : nil
+            } catch { return nil }
+        }
+    }
+
+    /// A fresh error out-parameter: one per call, since calls nest (a nested call must not touch the outer one's).
+    static func makeError() -> motion_error {
+        var error = motion_error()
+        error.struct_size = UInt32(MemoryLayout<motion_error>.size)
+        return error
+    }
+
+    static func text(of error: motion_error) -> String {
+        var copy = error
+        return withUnsafeBytes(of: &copy.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
+    func replyStatus(_ status: motion_status, _ error: motion_error) {
+        var out = WireWriter()
+        out.i32(status)
+        out.string(status == MOTION_OK ? "" : Self.text(of: error))
+        send(.reply, out)
+    }
+
+    func performer(_ slot: UInt32?) -> OpaquePointer {
+        guard let slot, Int(slot) < performers.count, let performer = performers[Int(slot)] else {
+            quit("the host named a performer this sandbox does not have")
+        }
+        return performer
+    }
+
+    /// Reads the prefetched property values after a plan, remembering their names' ids in the performer's scene.
+    func readPrefetch(_ input: inout WireReader, slot: UInt32) {
+        guard let count = input.u32() else { quit("a malformed plan request") }
+        let scene = contexts[Int(slot)].scene
+        for _ in 0..<count {
+            guard let name = input.string(), let id = input.i32(), let components = input.u32(),
+                components <= UInt32(MOTION_PROPERTY_MAX_COMPONENTS)
+            else { quit("a malformed plan request") }
+            var values: (Double, Double, Double, Double) = (0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &values) { raw in
+                for i in 0..<Int(components) { raw.storeBytes(of: input.f64() ?? 0, toByteOffset: 8 * i, as: Double.self) }
+            }
+            scene.remember(name, id)
+            prefetched.append((slot, id, components, values))
+        }
+    }
+
+    /// The plan's fields for the host's plan-field readers while the plugin takes it, as the in-process host
+    /// registers a plan in flight: read once here instead of parsed again for every field.
+    func withPlanInFlight<R>(_ json: ArraySlice<UInt8>, _ body: (UnsafePointer<CChar>?, Int) -> R) -> R {
+        json.withUnsafeBytes { raw in
+            let chars = UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: CChar.self), count: raw.count)
+            guard case .object(var fields)? = try? JSONParser.parse(raw), case .string(let type)? = fields["type"] else {
+                return body(chars.baseAddress, chars.count)
+            }
+            fields["type"] = nil
+            return PlansInFlight.with(Plan(type: type, fields: fields), bytes: chars) { body(chars.baseAddress, chars.count) }
+        }
+    }
+
+    func handle(_ message: SandboxMessage) {
+        var input = message.payload
+        switch message.kind {
+        case .load: load(&input)
+        case .create: create(&input)
+        case .addPlan:
+            let slot = input.u32()
+            let performer = performer(slot)
+            guard let json = input.data() else { quit("a malformed add_plan request") }
+            readPrefetch(&input, slot: slot!)
+            var error = Self.makeError()
+            let status = withPlanInFlight(json) { bytes, count in plugin!.table.pointee.add_plan(performer, bytes, count, &error) }
+            replyStatus(status, error)
+        case .addNamedPlan:
+            let slot = input.u32()
+            let performer = performer(slot)
+            guard let name = input.string(), let json = input.data() else { quit("a malformed add_named_plan request") }
+            readPrefetch(&input, slot: slot!)
+            var error = Self.makeError()
+            let status = name.withCString { namePointer in
+                withPlanInFlight(json) { bytes, count in plugin!.table.pointee.add_named_plan(performer, namePointer, bytes, count, &error) }
+            }
+            replyStatus(status, error)
+        case .removeNamedPlan:
+            let performer = performer(input.u32())
+            guard let name = input.string() else { quit("a malformed remove_named_plan request") }
+            var error = Self.makeError()
+            let status = name.withCString { plugin!.table.pointee.remove_named_plan(performer, $0, &error) }
+            replyStatus(status, error)
+        case .destroy:
+            guard let slot = input.u32(), Int(slot) < performers.count else { quit("a malformed destroy request") }
+            // A performer a restarted sandbox could not make again has nothing to destroy.
+            if let performer = performers[Int(slot)] {
+                plugin!.table.pointee.destroy_performer(performer)
+                performers[Int(slot)] = nil
+                contexts[Int(slot)].live.store(false, ordering: .releasing)
+            }
+            send(.reply)
+        case .updateMany:
+            guard let index = input.u64(), let time = input.f64(), let delta = input.f64(), let count = input.u32(),
+                Int(count) <= SandboxSharedMemory.memberCapacity, count > 0
+            else { quit("a malformed update_many request") }
+            for i in 0..<Int(count) { members[i] = performer(memory.members[i]) }
+            var frame = motion_frame(struct_size: UInt32(MemoryLayout<motion_frame>.size), index: index, time: time, delta: delta)
+            plugin!.updateMany?(members, Int(count), &frame)
+            send(.reply)
+        case .update:
+            let performer = performer(input.u32())
+            guard let index = input.u64(), let time = input.f64(), let delta = input.f64() else { quit("a malformed update request") }
+            var frame = motion_frame(struct_size: UInt32(MemoryLayout<motion_frame>.size), index: index, time: time, delta: delta)
+            plugin!.frames?.pointee.update(performer, &frame)
+            send(.reply)
+        case .receiveSample:
+            let performer = performer(input.u32())
+            guard let bytes = input.data(), bytes.count == MemoryLayout<motion_device_motion_sample>.size else {
+                quit("a malformed device-motion sample")
+            }
+            var sample = motion_device_motion_sample()
+            withUnsafeMutableBytes(of: &sample) { raw in raw.copyBytes(from: bytes) }
+            plugin!.deviceMotion?.pointee.receive(performer, &sample)
+            send(.reply)
+        default:
+            quit("the host sent a request of kind \(message.kind) this sandbox does not serve")
+        }
+    }
+
+    /// The `load` request: confinement, then the library with the host's trust checks, its entry and the ABI
+    /// checks. The reply is the plugin's description, or the ``PluginError`` the host would have met.
+    func load(_ input: inout WireReader) {
+        guard let manifestPath = input.string(), let libraryCount = input.u32() else { quit("a malformed load request") }
+        var libraryPaths: [URL] = []
+        for _ in 0..<libraryCount {
+            guard let path = input.string() else { quit("a malformed load request") }
+            libraryPaths.append(URL(fileURLWithPath: path, isDirectory: true))
+        }
+        guard let extraCount = input.u32() else { quit("a malformed load request") }
+        var extra: [URL] = []
+        for _ in 0..<extraCount {
+            guard let path = input.string() else { quit("a malformed load request") }
+            extra.append(URL(fileURLWithPath: path, isDirectory: true))
+        }
+        guard let pinCount = input.u32() else { quit("a malformed load request") }
+        var pins: [String: String] = [:]
+        for _ in 0..<pinCount {
+            guard let key = input.string(), let hash = input.string() else { quit("a malformed load request") }
+            pins[key] = hash
+        }
+        guard let requiresPins = input.bool(), let memoryLimit = input.u64() else { quit("a malformed load request") }
+        var out = WireWriter()
+        if let problem = SandboxConfinement.apply(memoryLimit: memoryLimit == 0 ? nil : Int(memoryLimit)) {
+            out.bool(false)
+            out.string(PluginError.Code.loadFailed.description)
+            out.string("the sandbox could not confine itself: \(problem)")
+            send(.reply, out)
+            return
+        }
+        do throws(PluginError) {
+            let manifest: PluginManifest
+            do {
+                manifest = try PluginManifest.load(contentsOf: URL(fileURLWithPath: manifestPath))
+            } catch {
+                throw PluginError(code: .loadFailed, message: "the sandbox cannot read the manifest: \(error)", manifest: nil, library: nil)
+            }
+            let loader = LibraryLoader(
+                configuration: HostConfiguration(libraryPaths: libraryPaths, pins: pins, requiresPins: requiresPins),
+                extraLibraryDirectories: extra)
+            let library = try loader.load(manifest)
+            let symbol = try library.requiredSymbol(MOTION_PLUGIN_ENTRY_SYMBOL, for: manifest)
+            let cName = EntryPlugin.makeCName(name: manifest.id, manifest: manifest.url)
+            let outcome = EntryRegistry.call(
+                unsafeBitCast(symbol, to: motion_plugin_entry_fn.self), cName: cName, logSink: nil, host: SandboxHostInterface.table)
+            let plugin = try EntryPlugin(
+                outcome: outcome, name: manifest.id, cName: cName, expectedID: manifest.id, manifest: manifest.url,
+                library: manifest.library, logSink: nil)
+            self.plugin = plugin
+            out.bool(true)
+            out.string(plugin.pluginID)
+            out.u32(plugin.abiVersion)
+            out.bool(plugin.hasFrames)
+            out.bool(plugin.updateMany != nil)
+            out.bool(plugin.hasDeviceMotion)
+            out.u32(UInt32(plugin.extensionProblems.count))
+            for problem in plugin.extensionProblems { out.string(problem) }
+            let mismatches = plugin.capabilityMismatches(with: manifest)
+            out.u32(UInt32(mismatches.count))
+            for mismatch in mismatches { out.string(mismatch) }
+        } catch {
+            out = WireWriter()
+            out.bool(false)
+            out.string(error.code.description)
+            out.string(error.message)
+        }
+        send(.reply, out)
+    }
+
+    func create(_ input: inout WireReader) {
+        guard let slot = input.u32(), let sceneKey = input.u32(), let className = input.string(), let targetName = input.string(),
+            Int(slot) >= contexts.count, let plugin
+        else { quit("a malformed create request") }
+        // A restarted sandbox re-creates the performers that still exist, in order, under their old slots.
+        while contexts.count < Int(slot) {
+            let gone = SandboxContext(slot: UInt32(contexts.count), scene: SandboxScene(), targetName: "")
+            gone.live.store(false, ordering: .releasing)
+            contexts.append(gone)
+            performers.append(nil)
+        }
+        let scene = scenes[sceneKey] ?? SandboxScene()
+        scenes[sceneKey] = scene
+        let context = SandboxContext(slot: slot, scene: scene, targetName: targetName)
+        contexts.append(context)
+        var error = Self.makeError()
+        let created = className.withCString { plugin.table.pointee.create_performer($0, context.targetName, context.opaque, &error) }
+        performers.append(created)
+        var out = WireWriter()
+        out.bool(created != nil)
+        if created == nil {
+            context.live.store(false, ordering: .releasing)
+            out.i32(error.status)
+            out.string(Self.text(of: error))
+        }
+        send(.reply, out)
+    }
+
+    // MARK: The plugin's log lines
+
+    func forwardLog(_ level: PluginLog.Level, _ line: String) {
+        var out = WireWriter()
+        out.i32(level.rawValue)
+        out.string(line)
+        if isOnSchedulerThread {
+            send(.log, out)
+        } else {
+            _ = callFromOtherThread(.log, out, expectsReply: false)
+        }
+    }
+
+    // MARK: Property writes
+
+    /// Queues one checked write in shared memory, handing the queue over first when it is full.
+    @inline(__always)
+    func queue(slot: UInt32, property: motion_property_id, values: UnsafePointer<Double>, count: UInt32, isBySlot: Bool = false) {
+        if !prefetched.isEmpty { isBySlot ? prefetched.removeAll() : dropPrefetched(property: property) }
+        if pendingWrites == SandboxSharedMemory.writeCapacity {
+            _ = call(.flushWrites, WireWriter())
+        }
+        let record = memory.writes + pendingWrites * SandboxSharedMemory.writeStride
+        record.storeBytes(of: (UInt64(slot) + 1) | (isBySlot ? 1 << 63 : 0), as: UInt64.self)
+        record.storeBytes(of: property, toByteOffset: 8, as: Int32.self)
+        record.storeBytes(of: count, toByteOffset: 12, as: UInt32.self)
+        (record + 16).copyMemory(from: values, byteCount: Int(count) * 8)
+        pendingWrites += 1
+    }
+
+    /// A write of the plugin's own to a prefetched property drops it (whatever the target: a write through another
+    /// performer's context may be to the same one), so the next read asks the host, after the write.
+    func dropPrefetched(property: motion_property_id) {
+        prefetched.removeAll { $0.id == property }
+    }
+
+    /// A read answered from the prefetched values, with the host's statuses, or `nil` when it is not there.
+    func prefetchedValue(
+        slot: UInt32, id: motion_property_id, values: UnsafeMutablePointer<Double>?, capacity: UInt32, countOut: UnsafeMutablePointer<UInt32>
+    ) -> motion_status? {
+        guard let entry = prefetched.first(where: { $0.slot == slot && $0.id == id }) else { return nil }
+        guard entry.count > 0 else {
+            countOut.pointee = 0
+            return MOTION_ERR_UNKNOWN_PROPERTY
+        }
+        countOut.pointee = entry.count
+        guard let values, capacity >= entry.count else { return MOTION_ERR_BUFFER_TOO_SMALL }
+        withUnsafeBytes(of: entry.values) { raw in
+            for i in 0..<Int(entry.count) { values[i] = raw.load(fromByteOffset: 8 * i, as: Double.self) }
+        }
+        return MOTION_OK
+    }
+
+    /// One write's checks, in the order and with the statuses of the host's `set_property`; a write with an id
+    /// this sandbox has not seen interned is made at once through the host, which knows.
+    func setProperty(_ ctx: OpaquePointer?, _ id: motion_property_id, _ values: UnsafePointer<Double>?, _ count: UInt32) -> motion_status {
+        guard let ctx, let values, count &- 1 < UInt32(MOTION_PROPERTY_MAX_COMPONENTS) else { return MOTION_ERR_INVALID_ARGUMENT }
+        for i in 0..<Int(count) where !values[i].isFinite { return MOTION_ERR_INVALID_ARGUMENT }
+        return SandboxContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
+            guard context.isLive else { return MOTION_ERR_SCHEDULER_GONE }
+            guard isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
+            if context.scene.isKnown(id) {
+                queue(slot: context.slot, property: id, values: values, count: count)
+                return MOTION_OK
+            }
+            var out = WireWriter()
+            out.u32(context.slot)
+            out.i32(id)
+            out.u32(count)
+            for i in 0..<Int(count) { out.f64(values[i]) }
+            var reply = call(.setProperty, out)
+            return reply.i32() ?? MOTION_ERR_INTERNAL
+        }
+    }
+}
+
+/// The `motion_host_v1` a sandboxed plugin receives: the in-process host's checks, made here where they need
+/// nothing of the host, and the rest forwarded to the host, which calls its own table with the performer's real
+/// context. The plan-field readers are the host's own (they read only the JSON they are given).
+enum SandboxHostInterface {
+    nonisolated(unsafe) static let table: UnsafeMutablePointer<motion_host_v1> = {
+        let host = HostInterface.table.pointee
+        let table = UnsafeMutablePointer<motion_host_v1>.allocate(capacity: 1)
+        table.initialize(
+            to: motion_host_v1(
+                struct_size: UInt32(MemoryLayout<motion_host_v1>.size),
+                abi_version: UInt32(MOTION_ABI_VERSION),
+                log: sandboxLog,
+                emit_transaction: sandboxEmitTransaction,
+                token_generate: sandboxTokenGenerate,
+                token_terminate: sandboxTokenTerminate,
+                property_id: sandboxPropertyID,
+                get_property: sandboxGetProperty,
+                set_property: sandboxSetProperty,
+                target_name: sandboxTargetName,
+                plan_number: host.plan_number,
+                plan_numbers: host.plan_numbers,
+                plan_string: host.plan_string,
+                plan_value_json: host.plan_value_json,
+                set_properties: sandboxSetProperties,
+                get_extension: sandboxGetExtension))
+        return table
+    }()
+
+    nonisolated(unsafe) static let slotsExtension: UnsafeMutablePointer<motion_property_slots_v1> = {
+        let table = UnsafeMutablePointer<motion_property_slots_v1>.allocate(capacity: 1)
+        table.initialize(
+            to: motion_property_slots_v1(
+                struct_size: UInt32(MemoryLayout<motion_property_slots_v1>.size), slot: sandboxSlot, set_slots: sandboxSetSlots))
+        return table
+    }()
+
+    nonisolated(unsafe) static let logExtension: UnsafeMutablePointer<motion_log_v1> = {
+        let table = UnsafeMutablePointer<motion_log_v1>.allocate(capacity: 1)
+        table.initialize(to: motion_log_v1(struct_size: UInt32(MemoryLayout<motion_log_v1>.size), log: sandboxContextLog))
+        return table
+    }()
+}
+
+/// The server; set before the plugin is loaded, so never `nil` in a host function.
+private var server: Server { Server.current! }
+
+/// A thread-safe call: over the serving channel on the serving thread (the host answers on its scheduler
+/// thread, as in process), else over the plugin threads' channel (the host answers on a thread of its own).
+private func forward(_ kind: SandboxMessageKind, _ payload: WireWriter) -> WireReader? {
+    server.isOnSchedulerThread ? server.call(kind, payload) : server.callFromOtherThread(kind, payload)
+}
+
+private let sandboxLog: @convention(c) (Int32, UnsafePointer<CChar>?) -> Void = { level, message in
+    guard let message else { return }
+    PluginLog.write(PluginLog.Level(rawValue: level) ?? .info, String(cString: message))
+}
+
+private let sandboxContextLog: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?) -> Void = { ctx, level, message in
+    guard let message else { return }
+    guard let context = SandboxContext.borrowing(ctx, otherwise: nil, { $0 }) else {
+        PluginLog.write(PluginLog.Level(rawValue: level) ?? .info, String(cString: message))
+        return
+    }
+    var out = WireWriter()
+    out.u32(context.slot)
+    out.i32(level)
+    out.string(String(cString: message))
+    if server.isOnSchedulerThread {
+        server.send(.contextLog, out)
+    } else {
+        _ = server.callFromOtherThread(.contextLog, out, expectsReply: false)
+    }
+}
+
+private let sandboxGetExtension: @convention(c) (UnsafePointer<CChar>?) -> UnsafeRawPointer? = { id in
+    guard let id else { return nil }
+    if strcmp(id, MOTION_HOST_EXTENSION_LOG) == 0 { return UnsafeRawPointer(SandboxHostInterface.logExtension) }
+    if strcmp(id, MOTION_HOST_EXTENSION_PROPERTY_SLOTS) == 0 { return UnsafeRawPointer(SandboxHostInterface.slotsExtension) }
+    return nil
+}
+
+/// `motion_property_slots_v1.slot`: the host's answer, once per (performer, property), then from the context.
+private let sandboxSlot: @convention(c) (OpaquePointer?, motion_property_id) -> motion_property_slot = { ctx, property in
+    SandboxContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
+        guard context.isLive else { return MOTION_ERR_SCHEDULER_GONE }
+        guard server.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
+        if let slot = context.propertySlots[property] { return slot }
+        var out = WireWriter()
+        out.u32(context.slot)
+        out.i32(property)
+        var reply = server.call(.propertySlot, out)
+        let slot = reply.i32() ?? MOTION_ERR_INTERNAL
+        if slot >= 0 {
+            context.propertySlots[property] = slot
+            context.scene.rememberSlot(slot)
+        }
+        return slot
+    }
+}
+
+/// `motion_property_slots_v1.set_slots`: every check of the host's, in its order, before anything is queued
+/// (nothing of a failing batch is); the writes then travel with the next message, as set_properties' do. A batch
+/// with a slot this plugin did not get from slot() is refused with MOTION_ERR_UNKNOWN_PROPERTY.
+private let sandboxSetSlots:
+    @convention(c) (OpaquePointer?, UnsafePointer<motion_slot_write>?, Int, UnsafePointer<Double>?, Int, UnsafeMutablePointer<Int>?) ->
+        motion_status = { ctx, writes, count, values, valueCount, failedIndexOut in
+            guard let ctx, count >= 0, valueCount >= 0, count == 0 || (writes != nil && values != nil) else { return MOTION_ERR_INVALID_ARGUMENT }
+            let server = server
+            return SandboxContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
+                guard context.isLive else { return MOTION_ERR_SCHEDULER_GONE }
+                guard server.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
+                guard count > 0 || valueCount > 0 else { return MOTION_OK }
+                guard let writes else {
+                    failedIndexOut?.pointee = 0
+                    return MOTION_ERR_INVALID_ARGUMENT
+                }
+                var used = 0
+                for index in 0..<count {
+                    let write = writes[index]
+                    guard context.scene.isKnownSlot(write.slot) else {
+                        // Not made by slot() through this sandbox. (A slot number the plugin did not get from
+                        // slot() may be one the host has; it is refused here all the same.)
+                        failedIndexOut?.pointee = index
+                        return MOTION_ERR_UNKNOWN_PROPERTY
+                    }
+                    guard write.count &- 1 < UInt32(MOTION_PROPERTY_MAX_COMPONENTS), used + Int(write.count) <= valueCount else {
+                        failedIndexOut?.pointee = index
+                        return MOTION_ERR_INVALID_ARGUMENT
+                    }
+                    used += Int(write.count)
+                }
+                guard used == valueCount else {
+                    failedIndexOut?.pointee = count
+                    return MOTION_ERR_INVALID_ARGUMENT
+                }
+                guard let values else { return MOTION_ERR_INVALID_ARGUMENT }
+                for i in 0..<valueCount where !values[i].isFinite {
+                    failedIndexOut?.pointee = i
+                    return MOTION_ERR_INVALID_ARGUMENT
+                }
+                var offset = 0
+                for index in 0..<count {
+                    let write = writes[index]
+                    server.queue(slot: context.slot, property: write.slot, values: values + offset, count: write.count, isBySlot: true)
+                    offset += Int(write.count)
+                }
+                return MOTION_OK
+            }
+        }
+
+private let sandboxEmitTransaction:
+    @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, Int, UnsafeMutablePointer<motion_error>?) -> motion_status = {
+        ctx, json, length, errorOut in
+        guard let context = SandboxContext.borrowing(ctx, otherwise: nil, { $0 }), let json, length > 0 else {
+            fill(errorOut, MOTION_ERR_INVALID_ARGUMENT, "emit_transaction needs a context and a non-empty JSON buffer")
+            return MOTION_ERR_INVALID_ARGUMENT
+        }
+        guard context.isLive else {
+            fill(errorOut, MOTION_ERR_SCHEDULER_GONE, "the performer of this context was destroyed; nothing was emitted")
+            return MOTION_ERR_SCHEDULER_GONE
+        }
+        // The caps first, here: a transaction over them never crosses to the host.
+        if let problem = EmissionLimits.problem(json: UnsafeRawBufferPointer(start: json, count: length)) {
+            fill(errorOut, MOTION_ERR_TOO_LARGE, problem)
+            return MOTION_ERR_TOO_LARGE
+        }
+        var out = WireWriter()
+        out.u32(context.slot)
+        out.data(UnsafeRawBufferPointer(start: json, count: length))
+        guard var reply = forward(.emit, out), let status = reply.i32(), let message = reply.string() else {
+            fill(errorOut, MOTION_ERR_SCHEDULER_GONE, "the host is gone; nothing was emitted")
+            return MOTION_ERR_SCHEDULER_GONE
+        }
+        if status != MOTION_OK { fill(errorOut, status, message) }
+        return status
+    }
+
+private let sandboxTokenGenerate: @convention(c) (OpaquePointer?, UnsafeMutablePointer<motion_token>?) -> motion_status = {
+    ctx, tokenOut in
+    guard let context = SandboxContext.borrowing(ctx, otherwise: nil, { $0 }), let tokenOut else { return MOTION_ERR_INVALID_ARGUMENT }
+    guard context.isLive else {
+        tokenOut.pointee = 0
+        return MOTION_ERR_SCHEDULER_GONE
+    }
+    var out = WireWriter()
+    out.u32(context.slot)
+    guard var reply = forward(.tokenGenerate, out), let status = reply.i32(), let token = reply.u64() else {
+        tokenOut.pointee = 0
+        return MOTION_ERR_SCHEDULER_GONE
+    }
+    tokenOut.pointee = token
+    return status
+}
+
+private let sandboxTokenTerminate: @convention(c) (OpaquePointer?, motion_token) -> motion_status = { ctx, token in
+    guard let context = SandboxContext.borrowing(ctx, otherwise: nil, { $0 }) else { return MOTION_ERR_INVALID_ARGUMENT }
+    guard context.isLive else { return MOTION_ERR_SCHEDULER_GONE }
+    var out = WireWriter()
+    out.u32(context.slot)
+    out.u64(token)
+    guard var reply = forward(.tokenTerminate, out), let status = reply.i32() else { return MOTION_ERR_SCHEDULER_GONE }
+    return status
+}
+
+private let sandboxPropertyID: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?) -> motion_property_id = { ctx, name in
+    guard let name, name.pointee != 0 else { return MOTION_ERR_INVALID_ARGUMENT }
+    return SandboxContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
+        guard context.isLive else { return MOTION_ERR_SCHEDULER_GONE }
+        guard server.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
+        let text = String(cString: name)
+        if let id = context.scene.ids[text] { return id }
+        var out = WireWriter()
+        out.u32(context.slot)
+        out.string(text)
+        var reply = server.call(.propertyID, out)
+        let id = reply.i32() ?? MOTION_ERR_INTERNAL
+        context.scene.remember(text, id)
+        return id
+    }
+}
+
+private let sandboxGetProperty:
+    @convention(c) (OpaquePointer?, motion_property_id, UnsafeMutablePointer<Double>?, UInt32, UnsafeMutablePointer<UInt32>?) ->
+        motion_status = { ctx, id, values, capacity, countOut in
+            guard let countOut else { return MOTION_ERR_INVALID_ARGUMENT }
+            return SandboxContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
+                guard context.isLive else {
+                    countOut.pointee = 0
+                    return MOTION_ERR_SCHEDULER_GONE
+                }
+                guard server.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
+                if let status = server.prefetchedValue(slot: context.slot, id: id, values: values, capacity: capacity, countOut: countOut) {
+                    return status
+                }
+                var out = WireWriter()
+                out.u32(context.slot)
+                out.i32(id)
+                out.u32(values == nil ? 0 : capacity)
+                var reply = server.call(.getProperty, out)
+                guard let status = reply.i32(), let count = reply.u32() else { return MOTION_ERR_INTERNAL }
+                countOut.pointee = count
+                if status == MOTION_OK, let values {
+                    for i in 0..<Int(min(count, capacity)) { values[i] = reply.f64() ?? 0 }
+                }
+                return status
+            }
+        }
+
+private let sandboxSetProperty: @convention(c) (OpaquePointer?, motion_property_id, UnsafePointer<Double>?, UInt32) -> motion_status = {
+    ctx, id, values, count in
+    server.setProperty(ctx, id, values, count)
+}
+
+private let sandboxSetProperties: @convention(c) (UnsafePointer<motion_property_write>?, Int, Int, UnsafeMutablePointer<Int>?) -> motion_status = {
+    writes, count, writeSize, failedIndexOut in
+    guard count != 0 else { return MOTION_OK }
+    guard let writes, count > 0, writeSize >= MemoryLayout<motion_property_write>.size,
+        writeSize % MemoryLayout<motion_property_write>.alignment == 0, count <= Int.max / writeSize
+    else {
+        failedIndexOut?.pointee = 0
+        return MOTION_ERR_INVALID_ARGUMENT
+    }
+    let server = server
+    var firstFailure = MOTION_OK
+    var write = UnsafeRawPointer(writes)
+    let valuesOffset = MemoryLayout<motion_property_write>.offset(of: \.values)!
+    for index in 0..<count {
+        let entry = write.assumingMemoryBound(to: motion_property_write.self)
+        let status = server.setProperty(
+            entry.pointee.ctx, entry.pointee.property, (write + valuesOffset).assumingMemoryBound(to: Double.self), entry.pointee.count)
+        if status != MOTION_OK, firstFailure == MOTION_OK {
+            firstFailure = status
+            failedIndexOut?.pointee = index
+        }
+        write += writeSize
+    }
+    return firstFailure
+}
+
+private let sandboxTargetName: @convention(c) (OpaquePointer?) -> UnsafePointer<CChar>? = { ctx in
+    SandboxContext.borrowing(ctx, otherwise: UnsafePointer(SandboxContext.empty)) { context in
+        context.isLive ? UnsafePointer(context.targetName) : UnsafePointer(SandboxContext.empty)
+    }
+}
+
+extension SandboxContext {
+    /// "" for `target_name` of a NULL or retired context, as the header promises.
+    nonisolated(unsafe) static let empty: UnsafeMutablePointer<CChar> = {
+        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+        pointer.pointee = 0
+        return pointer
+    }()
+}

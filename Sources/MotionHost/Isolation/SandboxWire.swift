@@ -1,0 +1,274 @@
+import CMotionHostSupport
+import Foundation
+import MotionCore
+
+/// The kinds of message between the host and a plugin's sandbox (``SandboxChannel``).
+///
+/// The host's requests carry the calls of `motion_plugin_v1` (and its extensions) the in-process host makes;
+/// the sandbox's requests carry the calls of `motion_host_v1` the plugin makes. Every request but a log line
+/// is answered by one ``reply``; while a side waits for its reply it serves the other side's requests, so
+/// calls nest as they do in process (an emission from `add_plan` reaching another performer of the plugin).
+enum SandboxMessageKind: UInt32 {
+    // The host's requests.
+    case load = 1, create, addPlan, addNamedPlan, removeNamedPlan, destroy, updateMany, update, receiveSample
+    // The sandbox's requests (the plugin calling the host).
+    case log = 20, contextLog, emit, tokenGenerate, tokenTerminate, propertyID, getProperty, setProperty, flushWrites, propertySlot
+    /// The answer to the request being waited for.
+    case reply = 100
+}
+
+/// A received message: its kind, how many queued property writes precede it in shared memory (from the
+/// sandbox), and its payload.
+struct SandboxMessage {
+    let kind: SandboxMessageKind
+    let pendingWrites: Int
+    var payload: WireReader
+}
+
+/// Builds a message payload: little-endian integers and doubles, strings and byte runs with a 32-bit length.
+struct WireWriter {
+    var bytes: [UInt8] = []
+
+    mutating func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func i32(_ value: Int32) { u32(UInt32(bitPattern: value)) }
+    mutating func u64(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func f64(_ value: Double) { u64(value.bitPattern) }
+    mutating func bool(_ value: Bool) { bytes.append(value ? 1 : 0) }
+    mutating func string(_ value: String) {
+        var value = value
+        value.withUTF8 { data(UnsafeRawBufferPointer($0)) }
+    }
+    mutating func data(_ value: UnsafeRawBufferPointer) {
+        u32(UInt32(value.count))
+        bytes.append(contentsOf: value)
+    }
+}
+
+/// Reads a payload that ``WireWriter`` built. Every read is bounds-checked and returns `nil` past the end or on
+/// a malformed value: the sandbox is not trusted, so a bad message is a protocol failure, never a trap.
+struct WireReader {
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    private mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
+        guard count >= 0, bytes.count - offset >= count else { return nil }
+        defer { offset += count }
+        return bytes[offset..<offset + count]
+    }
+
+    mutating func u32() -> UInt32? {
+        guard let slice = take(4) else { return nil }
+        return slice.reversed().reduce(0) { $0 << 8 | UInt32($1) }
+    }
+    mutating func i32() -> Int32? { u32().map { Int32(bitPattern: $0) } }
+    mutating func u64() -> UInt64? {
+        guard let slice = take(8) else { return nil }
+        return slice.reversed().reduce(0) { $0 << 8 | UInt64($1) }
+    }
+    mutating func f64() -> Double? { u64().map { Double(bitPattern: $0) } }
+    mutating func bool() -> Bool? { take(1).map { $0.first! != 0 } }
+    mutating func data() -> ArraySlice<UInt8>? {
+        guard let count = u32() else { return nil }
+        return take(Int(count))
+    }
+    mutating func string() -> String? { data().map { String(decoding: $0, as: UTF8.self) } }
+}
+
+/// Why a channel stopped: the peer closed it (it died), it did not answer in time, or it sent something that
+/// is not a message.
+enum ChannelFailure: Error, CustomStringConvertible {
+    case closed
+    case timedOut(seconds: Double)
+    case malformed(String)
+    case io(Errno)
+
+    var description: String {
+        switch self {
+        case .closed: "the sandbox closed its connection"
+        case .timedOut(let seconds): "the sandbox did not answer within \(JSONText.number(seconds)) s"
+        case .malformed(let what): "the sandbox sent a malformed message (\(what))"
+        case .io(let errno): "the connection to the sandbox failed: \(errno)"
+        }
+    }
+}
+
+/// One end of a connection between the host and a sandbox: length-prefixed messages over a stream socket
+/// (`socketpair`), a 16-byte header (kind, payload length, pending property writes, reserved) then the payload.
+///
+/// Thread rule: one thread at a time (each channel has its one thread on each side). `@unchecked Sendable` so that
+/// the host can hand the plugin threads' channel to the thread that serves it, and use it there alone.
+final class SandboxChannel: @unchecked Sendable {
+    let fd: Int32
+    /// The request channel's two rings in shared memory (``SandboxSharedMemory``), when it goes through them instead
+    /// of the socket: the waiting side spins briefly, then sleeps on a futex the other side wakes, so a reply that
+    /// comes at once costs no system call. `nil` on the plugin threads' channel, which uses its socket.
+    private let rings: (send: OpaquePointer, receive: OpaquePointer)?
+    private let ringCapacity: Int
+    private let spinNanoseconds: UInt64
+    /// Asked while a ring wait goes on: whether the other side is gone (then the wait ends as ``ChannelFailure/closed``).
+    var isPeerGone: (() -> Bool)?
+    /// The longest payload accepted (a plan or an emission is at most 1 MiB of JSON; a margin on top).
+    static let maximumPayload = 64 << 20
+    /// Received bytes: `[start, end)` is not parsed yet.
+    private var input: UnsafeMutableRawPointer
+    private var capacity = 1 << 16
+    private var start = 0
+    private var end = 0
+    private var output: [UInt8] = []
+
+    init(
+        fd: Int32, rings: (send: OpaquePointer, receive: OpaquePointer)? = nil,
+        ringCapacity: Int = 0, spinNanoseconds: UInt64 = 0
+    ) {
+        self.fd = fd
+        self.rings = rings
+        self.ringCapacity = ringCapacity
+        self.spinNanoseconds = spinNanoseconds
+        input = .allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit { input.deallocate() }
+
+    /// How long one ring wait sleeps before it asks ``isPeerGone`` and the deadline again.
+    private static let sliceNanoseconds: UInt64 = 50_000_000
+
+    /// Sends one message, waiting at most `timeout` seconds for room in the ring (`nil`: no limit).
+    func send(_ kind: SandboxMessageKind, pendingWrites: Int = 0, _ payload: WireWriter = WireWriter(), timeout: Double? = nil)
+        throws(ChannelFailure)
+    {
+        output.removeAll(keepingCapacity: true)
+        for word in [kind.rawValue, UInt32(payload.bytes.count), UInt32(pendingWrites), 0] {
+            withUnsafeBytes(of: word.littleEndian) { output.append(contentsOf: $0) }
+        }
+        output.append(contentsOf: payload.bytes)
+        if let rings {
+            let started = DispatchTime.now().uptimeNanoseconds
+            var written = 0
+            while written < output.count {
+                written += output.withUnsafeBytes { raw in
+                    cmotionhost_ring_write(
+                        rings.send, ringCapacity, raw.baseAddress! + written, raw.count - written, spinNanoseconds, Int64(Self.sliceNanoseconds))
+                }
+                guard written < output.count else { break }
+                if isPeerGone?() == true { throw .closed }
+                if let timeout, Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 >= timeout { throw .timedOut(seconds: timeout) }
+            }
+            return
+        }
+        let failure: Errno? = output.withUnsafeBytes { raw in
+            do throws(Errno) {
+                try system_sendAll(fd, raw.baseAddress!, count: raw.count)
+                return nil
+            } catch { return error }
+        }
+        if let failure { throw failure.rawValue == EPIPE || failure.rawValue == ECONNRESET ? .closed : .io(failure) }
+    }
+
+    /// Receives the next message, waiting at most `timeout` seconds for each part of it (`nil`: no limit).
+    func receive(timeout: Double?) throws(ChannelFailure) -> SandboxMessage {
+        while true {
+            if let message = try parse() { return message }
+            if start == end {
+                start = 0
+                end = 0
+            }
+            if let rings {
+                let started = DispatchTime.now().uptimeNanoseconds
+                while true {
+                    let n = cmotionhost_ring_read(rings.receive, ringCapacity, input + end, capacity - end, spinNanoseconds, Self.sliceNanoseconds)
+                    if n > 0 {
+                        end += n
+                        break
+                    }
+                    if isPeerGone?() == true { throw .closed }
+                    if let timeout, Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 >= timeout { throw .timedOut(seconds: timeout) }
+                }
+                continue
+            }
+            if let timeout {
+                let milliseconds = Int32(min(timeout * 1000, Double(Int32.max)).rounded(.up))
+                let isReadable: Bool
+                do { isReadable = try system_pollReadable(fd, milliseconds: milliseconds) } catch { throw .io(error) }
+                if !isReadable { throw .timedOut(seconds: timeout) }
+            }
+            let n: Int
+            do { n = try system_read(fd, into: input + end, count: capacity - end) } catch {
+                throw error.rawValue == ECONNRESET ? .closed : .io(error)
+            }
+            if n == 0 { throw .closed }
+            end += n
+        }
+    }
+
+    private func parse() throws(ChannelFailure) -> SandboxMessage? {
+        let available = end - start
+        if available >= 16 {
+            let header = input + start
+            let length = Int(UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+            guard length <= Self.maximumPayload else { throw .malformed("a payload of \(length) bytes") }
+            if available >= 16 + length {
+                let rawKind = UInt32(littleEndian: header.loadUnaligned(as: UInt32.self))
+                guard let kind = SandboxMessageKind(rawValue: rawKind) else { throw .malformed("message kind \(rawKind)") }
+                let pending = Int(UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
+                let payload = Array(UnsafeRawBufferPointer(start: header + 16, count: length))
+                start += 16 + length
+                return SandboxMessage(kind: kind, pendingWrites: pending, payload: WireReader(payload))
+            }
+            makeRoom(for: 16 + length)
+        } else {
+            makeRoom(for: 16)
+        }
+        return nil
+    }
+
+    /// Moves the unparsed bytes to the front, and grows the buffer, so that `needed` bytes fit.
+    private func makeRoom(for needed: Int) {
+        if start > 0, capacity - start < max(needed, 1 << 12) {
+            memmove(input, input + start, end - start)
+            end -= start
+            start = 0
+        }
+        if capacity - start < needed {
+            var grown = capacity
+            while grown - start < needed { grown *= 2 }
+            let larger = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 16)
+            larger.copyMemory(from: input + start, byteCount: end - start)
+            input.deallocate()
+            input = larger
+            end -= start
+            start = 0
+            capacity = grown
+        }
+    }
+}
+
+/// The memory the host and a sandbox share (a `memfd` both map): the members of an `update_many` call, host to
+/// sandbox, and the plugin's queued property writes, sandbox to host.
+///
+/// Layout: the request channel's two rings (host to sandbox, sandbox to host) of ``ringCapacity`` bytes each, then
+/// ``memberCapacity`` 32-bit performer slots, then ``writeCapacity`` records laid out as
+/// `motion_property_write` (48 bytes) whose `ctx` field holds the performer's slot + 1 instead of a pointer, with
+/// bit 63 set for a write by property slot (ABI 1.3's `set_slots`; its `property` field is then the slot).
+struct SandboxSharedMemory: @unchecked Sendable {
+    // @unchecked: a mapping shared with another process; who touches which part when is the protocol's rule (the
+    // rings are lock-free between their one producer and one consumer; the rest only during a request).
+    static let memberCapacity = 1 << 18
+    static let writeCapacity = 1 << 16
+    static let writeStride = 48
+    static let ringCapacity = 4 << 20
+    static let ringSize = cmotionhost_ring_header_size() + ringCapacity
+    static let headerSize = 2 * ringSize
+    static let size = headerSize + memberCapacity * 4 + writeCapacity * writeStride
+    /// How long a side spins (pause, then yield) for the other's message before it sleeps on the futex.
+    static let spinNanoseconds: UInt64 = 50_000
+
+    let base: UnsafeMutableRawPointer
+    /// The host's requests and replies to the sandbox.
+    var hostToSandbox: OpaquePointer { OpaquePointer(base) }
+    /// The sandbox's messages to the host.
+    var sandboxToHost: OpaquePointer { OpaquePointer(base + Self.ringSize) }
+    var members: UnsafeMutablePointer<UInt32> { (base + Self.headerSize).assumingMemoryBound(to: UInt32.self) }
+    var writes: UnsafeMutableRawPointer { base + Self.headerSize + Self.memberCapacity * 4 }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+/// `--isolate`: a plugin in a sandbox that crashes or hangs ends its own performers; the run goes on, writes an
+/// `error` line, lists the failure in the summary and exits with status 2.
+@Suite("Isolated plugins in motion-host run")
+struct IsolationCommandTests {
+    /// A scene of two targets: `a` with a Fault (faults.json), `b` with a Quiet of the same plugin and a Tween of
+    /// its opacity (TweenKit, in process), which runs through every frame.
+    private func sceneFolder(fault: String, atFrame: Int) throws -> URL {
+        let folder = try MotionHost.temporaryFolder()
+        let scene = """
+            {"sceneVersion":1,"name":"isolated faults","frameRate":60,"duration":0.2,
+             "targets":[{"name":"a","properties":{"n":-1}},{"name":"b","properties":{"opacity":0}}],
+             "transactions":[{"at":0,"operations":[
+               {"op":"add","target":"a","plan":{"type":"Fault","atFrame":\(atFrame),"fault":"\(fault)"}},
+               {"op":"add","target":"b","plan":{"type":"Quiet"}},
+               {"op":"add","target":"b","plan":{"type":"Tween","property":"opacity","to":[1],"duration":0.3}}]}]}
+            """
+        try Data(scene.utf8).write(to: folder.appendingPathComponent("scene.json"))
+        return folder
+    }
+
+    @Test(arguments: [
+        ("segv", "was killed by signal 11 (SIGSEGV)", ["--isolate", "all"]),
+        (
+            "hang", "did not answer within 0.5 s (--plugin-timeout) and was killed",
+            ["--isolate", "org.motion.fixtures.faults", "--plugin-timeout", "0.5"]
+        ),
+    ])
+    func aFailingIsolatedPluginEndsItsPerformersAndTheRunGoesOn(fault: String, cause: String, options: [String]) throws {
+        let folder = try sceneFolder(fault: fault, atFrame: 3)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifests = MotionHost.pluginFixtures.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("manifests")
+        let result = try MotionHost.runScene(["--plugin-path", manifests.path, folder.appendingPathComponent("scene.json").path] + options)
+        #expect(result.status == 2, "\(result.standardError)")
+        let lines = try result.jsonLines()
+        let errors = lines.compactMap { $0["error"] as? String }
+        #expect(errors.count == 1, "\(errors)")
+        let error = try #require(errors.first)
+        #expect(error.contains("scene.json: frame 3 (t = 0.05 s): plugin org.motion.fixtures.faults ("), "\(error)")
+        #expect(error.contains("in update at frame 3, its sandbox \(cause); its performers Faulty@a, Faulty@b (targets a, b) stopped"), "\(error)")
+        let errorLine = try #require(lines.first { $0["error"] != nil })
+        #expect(errorLine["frame"] as? Int == 3)
+        // Frames 0, 1 and 2 moved a's n; nothing after the failure did.
+        let changedN = lines.compactMap { line -> Int? in
+            guard let changes = line["changes"] as? [String: Any], (changes["a"] as? [String: Any])?["n"] != nil else { return nil }
+            return line["frame"] as? Int
+        }
+        #expect(changedN == [0, 1, 2])
+        // b's Tween, of another plugin, went on to the end.
+        let changedOpacity = lines.compactMap { line -> Int? in
+            guard let changes = line["changes"] as? [String: Any], (changes["b"] as? [String: Any])?["opacity"] != nil else { return nil }
+            return line["frame"] as? Int
+        }
+        #expect(changedOpacity == Array(1...12))
+        let summary = try #require(lines.last?["summary"] as? [String: Any])
+        #expect((summary["pluginFailures"] as? [String])?.count == 1)
+        #expect(result.standardError.contains("scene.json: frame 3 (t = 0.05 s): plugin org.motion.fixtures.faults"), "\(result.standardError)")
+    }
+}
+
+/// `plugins validate --isolate`: the plan checks run with the plugin in a sandbox, so a crash there fails one check
+/// and the others still run.
+@Suite("plugins validate --isolate")
+struct ValidateIsolatedTests {
+    @Test func aPluginThatCrashesOnCreateFailsOneCheckAndTheRestRun() throws {
+        let manifest = MotionHost.pluginFixtures.appendingPathComponent("crash-on-create.json").path
+        let result = try MotionHost.run(["plugins", "validate", manifest, "--isolate", "all", "--timeout", "20"])
+        #expect(result.status == 1)
+        let lines = result.outputLines
+        #expect(
+            lines.contains { $0.contains("PASS sandbox (isolation: process): motion-sandbox started, confined, loaded and entered the library in") })
+        #expect(
+            lines.contains {
+                $0.contains("FAIL default plan CrashOnCreate:")
+                    && $0.contains("in create_performer, the plugin's sandbox was killed by signal 11 (SIGSEGV)")
+            }, "\(lines)")
+        // In process the crash ends the child that runs the checks; isolated, the checks after it run.
+        #expect(lines.contains { $0.contains("PASS destroy performers") }, "\(lines)")
+        #expect(lines.last == "1 plugin, 13 checks: 12 passed, 1 failed")
+    }
+}
