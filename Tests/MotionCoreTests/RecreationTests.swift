@@ -244,9 +244,12 @@ struct RecreationTests {
         // On the scheduler's thread (performed at once) and queued from another (performed at the next turn).
         _ = try old.emitNow(Transaction([.add(plan("Record", ["n": 1]), target: "b")]))
         let emitter = try #require(old.emitter)
-        let queued = Thread { _ = try? emitter.emit(Transaction([.add(plan("Record", ["n": 2]), target: "b")])) }
-        queued.start()
-        while !queued.isFinished { usleep(1000) }
+        let emitted = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? emitter.emit(Transaction([.add(plan("Record", ["n": 2]), target: "b")]))
+            emitted.signal()
+        }.start()
+        #expect(emitted.wait(timeout: .now() + 10) == .success)
         f.scheduler.processPendingWork()
         #expect(f.log.entries(startingWith: "add RecordingPerformer@b").isEmpty)
         #expect(!f.harness.tracer.lines.contains { $0.hasPrefix("emit by") })
