@@ -7,7 +7,7 @@ import MotionCore
 /// |---|---|
 /// | `timeline` | the header: `{"timeline": 1, "scene": path, "name", "frameRate", "duration", ("maximumDuration" when `untilIdle`), "targets": {target: {property: initial value}}, "units": {property: unit}}` |
 /// | `commit` | a transaction being committed: a scene's `{"commit": index, "at", "time", "frame", "transaction": {"operations": [...]}}`; one from `serve`'s wire adds `"source": "http"` or `"websocket"`, its `commit` counts those from 0 and `at` is when it arrived |
-/// | `trace` | a tracer event (with `--trace`): `{"trace": kind, "time", "frame", ...}`, kinds `committed`, `emitted`, `performerCreated`, `planAdded`, `namedPlanAdded`, `namedPlanRemoved`, `tokenGenerated`, `tokenTerminated`, `activityChanged` |
+/// | `trace` | a tracer event (with `--trace`): `{"trace": kind, "time", "frame", ...}`, kinds `committed`, `emitted`, `performerCreated`, `performerDestroyed` (a hot reload replaced it), `planAdded`, `namedPlanAdded`, `namedPlanRemoved`, `tokenGenerated`, `tokenTerminated`, `activityChanged` |
 /// | `activity` | the scheduler became `"active"` or `"idle"`: `{"activity": "active", "time", "frame"}` |
 /// | `frame` | the properties that changed in a frame: `{"frame": i, "time": t, "changes": {target: {property: value}}}` |
 /// | `error` | a failure, `{"error": message, "time", "frame"}`: the run failed (the summary follows), or a transaction emitted from a plugin's own thread failed when applied (the run goes on); after a plugin crashed or hung the host (a fatal signal, the `--plugin-timeout` watchdog) it is the last line, with no summary |
