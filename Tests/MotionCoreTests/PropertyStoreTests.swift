@@ -105,6 +105,21 @@ struct PropertyStoreTests {
         #expect(next.map(\.value) == (0..<16).map { PropertyValue(Double($0 + 1)) })
     }
 
+    @Test("a target added while the changes are drained gets its values recorded for the next drain")
+    func targetAddedDuringDrain() {
+        let scene = Scene()
+        let card = scene.addTarget("card", properties: ["x": 0])
+        card.setValue(1, forName: "x")
+        var drained: [String] = []
+        scene.drainChanges { target, _, _ in
+            drained.append(target.id.name)
+            let added = scene.addTarget(TargetID("added by \(target.id.name)"), properties: ["x": 0])
+            added.setValue(2, forName: "x")
+        }
+        #expect(drained == ["card"])
+        #expect(scene.drainChanges() == [PropertyChange(target: "added by card", property: scene.propertyID("x"), value: 2)])
+    }
+
     @Test("a drain inside a drain's body hands out what was recorded meanwhile, and loses nothing of either")
     func drainInsideDrain() {
         let scene = Scene()
