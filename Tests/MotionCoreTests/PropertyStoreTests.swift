@@ -87,6 +87,39 @@ struct PropertyStoreTests {
         #expect(scene.drainChanges().map(\.value) == [2])
     }
 
+    @Test("a new property set while the changes are drained (the store grows) loses none of the drain's changes")
+    func newPropertyDuringDrain() {
+        let scene = Scene()
+        let x = scene.propertyID("x")
+        // 16 slots fill the store's first capacity; the drain's body then makes more, which grows it.
+        let targets = (0..<16).map { scene.addTarget(TargetID("t\($0)"), properties: ["x": 0]) }
+        for (i, target) in targets.enumerated() { target.setValue(PropertyValue(Double(i + 1)), for: x) }
+        var drained: [String] = []
+        scene.drainChanges { target, _, value in
+            drained.append("\(target.id.name)=\(value)")
+            target.setValue(value, forName: "y\(target.id.name)")
+        }
+        #expect(drained == (0..<16).map { "t\($0)=\(Double($0 + 1))" })
+        let next = scene.drainChanges()
+        #expect(next.map(\.target.name) == (0..<16).map { "t\($0)" })
+        #expect(next.map(\.value) == (0..<16).map { PropertyValue(Double($0 + 1)) })
+    }
+
+    @Test("a target added while the changes are drained gets its values recorded for the next drain")
+    func targetAddedDuringDrain() {
+        let scene = Scene()
+        let card = scene.addTarget("card", properties: ["x": 0])
+        card.setValue(1, forName: "x")
+        var drained: [String] = []
+        scene.drainChanges { target, _, _ in
+            drained.append(target.id.name)
+            let added = scene.addTarget(TargetID("added by \(target.id.name)"), properties: ["x": 0])
+            added.setValue(2, forName: "x")
+        }
+        #expect(drained == ["card"])
+        #expect(scene.drainChanges() == [PropertyChange(target: "added by card", property: scene.propertyID("x"), value: 2)])
+    }
+
     @Test("a drain inside a drain's body hands out what was recorded meanwhile, and loses nothing of either")
     func drainInsideDrain() {
         let scene = Scene()

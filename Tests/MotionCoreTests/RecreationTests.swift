@@ -234,6 +234,27 @@ struct RecreationTests {
         #expect(f.log.entries(startingWith: "add RecordingPerformer@b") == [#"add RecordingPerformer@b {"n":9,"type":"Record"}"#])
     }
 
+    @Test func aReplacedPerformersEmitterDoesNothingAfterwards() throws {  // R43
+        let f = Fixture()
+        try f.harness.commit { $0.add(emitPlan(adding: plan("Record"), to: "b"), to: "a") }
+        let old = try #require(f.scheduler.performer(forTarget: "a", className: "EmittingPerformer") as? EmittingPerformer)
+        try f.scheduler.recreatePerformers(of: [f.performerClass("Emit")])
+        f.log.reset()
+        f.harness.tracer.reset()
+        // On the scheduler's thread (performed at once) and queued from another (performed at the next turn).
+        _ = try old.emitNow(Transaction([.add(plan("Record", ["n": 1]), target: "b")]))
+        let emitter = try #require(old.emitter)
+        let emitted = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? emitter.emit(Transaction([.add(plan("Record", ["n": 2]), target: "b")]))
+            emitted.signal()
+        }.start()
+        #expect(emitted.wait(timeout: .now() + 10) == .success)
+        f.scheduler.processPendingWork()
+        #expect(f.log.entries(startingWith: "add RecordingPerformer@b").isEmpty)
+        #expect(!f.harness.tracer.lines.contains { $0.hasPrefix("emit by") })
+    }
+
     @Test func recreatingFromInsideAPerformerCallIsRefusedAndChangesNothing() throws {  // R43
         final class Box { weak var scheduler: Scheduler? }
         let box = Box()

@@ -182,6 +182,24 @@ struct ReloadableBuilds {
         #expect(run.value("level") == 205)
     }
 
+    @Test func aRefusedBuildAskedForAgainIsNotLoadedAgain() throws {
+        // Each load of a copy keeps its sealed descriptor and mapping for the life of the process: a build
+        // whose entry was refused must not be copied and opened again at every later change event.
+        let run = try Run()
+        try run.step("level", 5)
+        run.advance()
+        try run.builds.install(offset: 100, refuses: true)
+        #expect(run.failedReload()?.code == .entryRefused)
+        let path = try system_realpath(run.builds.library.path)
+        let status = try system_stat(path)
+        let key = LoadedLibrary.Key(path: path, device: status.device, inode: status.inode)
+        let refused = try #require(LoadedLibrary.registry.withLock { $0[key] })
+        #expect(run.failedReload()?.code == .entryRefused)
+        #expect(LoadedLibrary.registry.withLock { $0[key] } === refused)
+        run.advance()
+        #expect(run.value("level") == 5)  // the old code still runs
+    }
+
     @Test func aLibraryThatFailsItsTrustChecksIsNotLoadedAndTheOldCodeRuns() throws {
         let run = try Run()
         try run.step("level", 5)

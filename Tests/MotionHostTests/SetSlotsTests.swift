@@ -87,6 +87,26 @@ struct SetSlotsTests {
         #expect(scene.drainChanges().isEmpty)
     }
 
+    @Test("writes are checked one by one in index order (slot, then count), the values' finiteness after them all")
+    func checkOrder() {
+        let cardX = slot(card, x)
+        // Write 0's count is bad and write 1's slot is bad: write 0 is named, with its problem.
+        #expect(Self.apply(card.opaque, [(cardX, []), (-1, [1])]) == (MOTION_ERR_INVALID_ARGUMENT, 0))
+        // A NaN in write 0 and a bad slot in write 1: the slot is named first.
+        #expect(Self.apply(card.opaque, [(cardX, [.nan]), (-1, [1])]) == (MOTION_ERR_UNKNOWN_PROPERTY, 1))
+        #expect(scene.target("card")?[x] == nil)
+    }
+
+    @Test("a slot the scene's store made itself (a target's initial value) is in range without a slot() call")
+    func storeSlotsAreInRange() throws {
+        let scene = Scene()
+        let target = scene.addTarget("card", properties: ["x": 1])
+        let context = HostContext(target: target, pluginDescription: "test")
+        #expect(scene.propertySlotCount == 1)
+        #expect(Self.apply(context.opaque, [(0, [2])]) == (MOTION_OK, -1))
+        #expect(target["x"] == 2)
+    }
+
     @Test("counts and the values given must agree: more values than the counts say is refused at index count")
     func valueCountMismatch() {
         let cardX = slot(card, x)

@@ -82,7 +82,8 @@ final class SchedulerInbox: Sendable {
 ///
 /// Keys compare and hash by target and class only. ``incarnation`` tells the performers that held one
 /// (target, class) apart when ``Scheduler/recreatePerformers(of:)`` replaced one (R43): an emitter or token
-/// generator of a replaced performer carries the old incarnation, and the scheduler ignores its tokens.
+/// generator of a replaced performer carries the old incarnation, and the scheduler ignores its tokens and
+/// its emissions.
 struct PerformerKey: Hashable, Sendable {
     let target: TargetID
     let classID: ObjectIdentifier

@@ -207,7 +207,10 @@ public final class Scheduler {
         // R43: what re-created performers emit while their plans are re-added is not performed; the plans it
         // would add are held already by the performers the first emission reached.
         guard !isRecreating else { return }
-        let description = performers[source]?.description ?? PerformerDescription(target: source.target, className: "?")
+        let record = performers[source]
+        // R43: a replaced performer's emitter does nothing (the key's equality leaves out the incarnation).
+        if let record, record.key.incarnation != source.incarnation { return }
+        let description = record?.description ?? PerformerDescription(target: source.target, className: "?")
         trace(
             .emitted(
                 transaction, by: description,

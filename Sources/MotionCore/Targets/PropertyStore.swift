@@ -215,15 +215,18 @@ final class PropertyStore {
             return
         }
         isDraining = true
-        defer { isDraining = false }
-        let drained = changes
-        changes = spareChanges
-        spareChanges = drained
+        drainingCount = count
+        defer { (isDraining, drainingCount) = (false, 0) }
+        (changes, spareChanges) = (spareChanges, changes)
         changeCount = 0
-        for i in 0..<count { hand(drained[i], body) }
+        // Read through `spareChanges` each time: a body that makes a slot grows the store, which moves the
+        // buffer being handed out (keeping its `drainingCount` slots).
+        for i in 0..<count { hand(spareChanges[i], body) }
     }
 
     private var isDraining = false
+    /// The slots in `spareChanges` while a drain hands them out (0 otherwise): growth keeps them.
+    private var drainingCount = 0
 
     @inline(__always)
     private func hand(_ slot: Int32, _ body: (Record, PropertyValue) -> Void) {
@@ -237,7 +240,7 @@ final class PropertyStore {
         let capacity = Swift.max(16, slotCapacity * 2)
         records = Self.reallocate(records, count: slotCount, capacity: capacity)
         changes = Self.reallocate(changes, count: changeCount, capacity: capacity)
-        spareChanges = Self.reallocate(spareChanges, count: 0, capacity: capacity)
+        spareChanges = Self.reallocate(spareChanges, count: drainingCount, capacity: capacity)
         slotCapacity = capacity
     }
 

@@ -214,6 +214,11 @@ func system_inotify_add_watch(_ fd: Int32, _ path: String, mask: UInt32) throws(
     return wd
 }
 
+/// Stops a watch (`inotify_rm_watch(2)`); an error (the watch is gone already) is ignored.
+func system_inotify_rm_watch(_ fd: Int32, _ wd: Int32) {
+    _ = inotify_rm_watch(fd, wd)
+}
+
 /// Reads what is there without waiting. Wraps `read(2)` on a non-blocking descriptor.
 /// - Returns: The number of bytes read, or 0 when nothing is waiting (`EAGAIN`).
 func system_readNonBlocking(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {

@@ -175,9 +175,11 @@ public struct LibraryLoader: Sendable {
     }
 
     /// Checks and loads a new sealed copy of a manifest's library, as ``load(_:)`` does, but never hands
-    /// back a library already loaded: for a hot reload, when the file on disk was rebuilt. The copy is always
-    /// hashed (SHA-256), and a copy whose bytes are those of `running` is not loaded at all. The new library
-    /// becomes the one ``load(_:)`` gives for that file from now on; `running` stays loaded (never closed).
+    /// back `running` as new: for a hot reload, when the file on disk was rebuilt. The copy is always hashed
+    /// (SHA-256), and a copy whose bytes are those of `running` is not loaded at all; nor is one whose bytes
+    /// are those already loaded from the same file (a reload refused after its load): that library is handed
+    /// back (its pins checked again). The new library becomes the one ``load(_:)`` gives for that file from
+    /// now on; `running` stays loaded (never closed).
     ///
     /// A second copy of a library loads apart from the first although both have the same `DT_SONAME`: glibc
     /// matches a `dlopen` name against the sonames of loaded libraries, and the name here is the new copy's
@@ -200,6 +202,13 @@ public struct LibraryLoader: Sendable {
         if digest == runningDigest {
             system_close(sealed)
             return LibraryCopy(library: running, sha256: digest, isNew: false)
+        }
+        // These bytes at this file were loaded already (a reload that was then refused, its entry say): that
+        // copy again, not another one (each stays mapped, its descriptor open, for the life of the process).
+        if let existing = LoadedLibrary.registry.withLock({ $0[key] }), existing !== running, existing.sha256 == digest {
+            system_close(sealed)
+            try checkPins(pins, digest: digest, path: path, manifest: manifest)
+            return LibraryCopy(library: existing, sha256: digest, isNew: true)
         }
         let library = try open(sealed: sealed, digest: digest, pins: pins, path: path, key: key, manifest: manifest)
         LoadedLibrary.registry.withLock { $0[key] = library }

@@ -18,7 +18,8 @@ import Foundation
 ///
 /// Thread rule: one thread (the scheduler's); nothing here blocks.
 public final class PluginWatcher {
-    private let fd: Int32
+    /// The inotify instance (internal for tests, which read its watches in `/proc/self/fdinfo`).
+    let fd: Int32
     /// What each watched folder's watch descriptor is, and which plugins each file name there belongs to.
     private var folders: [Int32: (path: String, files: [String: Set<String>])] = [:]
     private var watchedFolderPaths: [String: Int32] = [:]
@@ -114,7 +115,10 @@ public final class PluginWatcher {
                         continue
                     }
                     if mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
-                        // The folder went (a clean build): watch it again once it is back.
+                        // The folder went (a clean build): watch it again once it is back. A folder moved
+                        // away keeps its watch in the kernel (only a deleted one loses it): end it, or it would
+                        // count against the watch limit, unread, for the life of the watcher.
+                        if mask & UInt32(IN_MOVE_SELF) != 0 { system_inotify_rm_watch(fd, wd) }
                         if let folder = folders.removeValue(forKey: wd) { watchedFolderPaths[folder.path] = nil }
                         needsRewatch = true
                         continue

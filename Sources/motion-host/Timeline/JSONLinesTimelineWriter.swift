@@ -7,7 +7,7 @@ import MotionCore
 /// |---|---|
 /// | `timeline` | the header: `{"timeline": 1, "scene": path, "name", "frameRate", "duration", ("maximumDuration" when `untilIdle`), "targets": {target: {property: initial value}}, "units": {property: unit}}` |
 /// | `commit` | a transaction being committed: a scene's `{"commit": index, "at", "time", "frame", "transaction": {"operations": [...]}}`; one from `serve`'s wire adds `"source": "http"` or `"websocket"`, its `commit` counts those from 0 and `at` is when it arrived |
-/// | `trace` | a tracer event (with `--trace`): `{"trace": kind, "time", "frame", ...}`, kinds `committed`, `emitted`, `performerCreated`, `planAdded`, `namedPlanAdded`, `namedPlanRemoved`, `tokenGenerated`, `tokenTerminated`, `activityChanged` |
+/// | `trace` | a tracer event (with `--trace`): `{"trace": kind, "time", "frame", ...}`, kinds `committed`, `emitted`, `performerCreated`, `performerDestroyed` (a hot reload replaced it), `planAdded`, `namedPlanAdded`, `namedPlanRemoved`, `tokenGenerated`, `tokenTerminated`, `activityChanged` |
 /// | `activity` | the scheduler became `"active"` or `"idle"`: `{"activity": "active", "time", "frame"}` |
 /// | `frame` | the properties that changed in a frame: `{"frame": i, "time": t, "changes": {target: {property: value}}}` |
 /// | `error` | a failure, `{"error": message, "time", "frame"}`: the run failed (the summary follows), or a transaction emitted from a plugin's own thread failed when applied (the run goes on); after a plugin crashed or hung the host (a fatal signal, the `--plugin-timeout` watchdog) it is the last line, with no summary |
@@ -187,7 +187,9 @@ final class JSONLinesTimelineWriter: TimelineSink {
         out.append(UInt8(ascii: "]"))
     }
 
-    /// A transaction's JSON form, as `Transaction.jsonData()` gives it (keys sorted), written directly:
+    /// A transaction's JSON form, as `Transaction.jsonData()` gives it (keys sorted) but for two escapes that
+    /// are the timeline's own, as in every other line: negative zero is `-0.0` (JSONEncoder: `-0`) and
+    /// U+0008, U+000C in a string are `\u0008`, `\u000c` (JSONEncoder: `\b`, `\f`). Written directly:
     /// through `JSONEncoder` it cost about 30 µs, which serve paid for every transaction from the wire (a
     /// `commit` line and a `trace` line each, 10,000 a second in its benchmark).
     private func json(_ transaction: Transaction) -> String {

@@ -61,12 +61,15 @@ typedef struct motion_property_slots_v1 {
      *     2^63 or more.
      *   MOTION_ERR_SCHEDULER_GONE: the performer of ctx was destroyed.
      *   MOTION_ERR_WRONG_THREAD: not called on ctx's scheduler thread.
+     *   Then each write, in index order, its slot before its count (the first bad write is the one named):
      *   MOTION_ERR_UNKNOWN_PROPERTY, *failed_index_out = the write's index: a slot the scene does not have
-     *     (negative, or not yet made by slot()).
+     *     (negative, or not below the number of slots the scene's store has made so far, by slot() or by
+     *     the host itself).
      *   MOTION_ERR_INVALID_ARGUMENT, *failed_index_out = the write's index: a count outside
-     *     1...MOTION_PROPERTY_MAX_COMPONENTS, or the counts sum to more than value_count; with
-     *     *failed_index_out = count: the counts sum to less than value_count; with *failed_index_out = the
-     *     index of the first non-finite value in `values`: a value that is NaN or infinite.
+     *     1...MOTION_PROPERTY_MAX_COMPONENTS, or the counts up to it sum to more than value_count.
+     *   Then the whole batch: MOTION_ERR_INVALID_ARGUMENT with *failed_index_out = count: the counts sum to
+     *     less than value_count; with *failed_index_out = the index of the first non-finite value in
+     *     `values`: a value that is NaN or infinite.
      * The host checks a slot's range, not whose it is: a slot resolved through another performer's context
      * of the same scene writes that performer's target.
      * Returns MOTION_OK when every write was applied (also for count 0 with value_count 0).
