@@ -7,6 +7,22 @@ import Testing
 /// classes (a rebuilt plugin, a restarted sandbox) and gives them their plans again.
 @Suite("Re-creating performers (R43)")
 struct RecreationTests {
+    // The plan log is opt-in: kept by default it grew with every plain add, for ever (review of R43).
+    @Test func withoutRecordingPlansRecreationIsRefusedAndNoPlanIsKept() throws {
+        let f = Fixture()
+        f.scheduler.recordsPlansForRecreation = false
+        var transaction = Transaction()
+        transaction.add(Plan(type: "Record", fields: ["n": 1]), to: "a")
+        try f.scheduler.commit(transaction)
+        #expect(throws: CommitError.self) { try f.scheduler.recreatePerformers(of: [f.performerClass("Record")]) }
+        do {
+            try f.scheduler.recreatePerformers(of: [f.performerClass("Record")])
+        } catch {
+            #expect(error.code == .unsupportedOperation)
+            #expect(error.message.contains("recordsPlansForRecreation"))
+        }
+    }
+
     /// A harness whose registry the test keeps, to name the classes to re-create.
     final class Fixture {
         let log = CallLog()
@@ -20,6 +36,7 @@ struct RecreationTests {
             extra?(registry, log)
             self.registry = registry
             harness = Harness(registry: { _ in registry })
+            harness.scheduler.recordsPlansForRecreation = true
         }
 
         func performerClass(_ planType: String) -> PerformerClass { registry.performerClass(forPlanType: planType)! }

@@ -68,6 +68,7 @@ struct ReloadableBuilds {
             host = PluginHost(catalog: PluginCatalog(plugins: [manifest]), loader: LibraryLoader(), logSink: { _, _ in })
             scene.addTarget("t", properties: ["level": PropertyValue(0), "other": PropertyValue(0)])
             scheduler = Scheduler(scene: scene, registry: host)
+            scheduler.recordsPlansForRecreation = true
         }
 
         func advance() {
@@ -260,6 +261,7 @@ struct ReloadableBuilds {
         let scene = Scene()
         scene.addTarget("t", properties: ["level": PropertyValue(0)])
         let scheduler = Scheduler(scene: scene, registry: host)
+        scheduler.recordsPlansForRecreation = true
         var transaction = Transaction()
         transaction.add(Plan(type: "SetLevel", fields: ["property": "level", "level": 0.25]), to: "t")
         try scheduler.commit(transaction)

@@ -53,6 +53,12 @@ public final class Scheduler {
     /// Set while ``recreatePerformers(of:)`` runs: activity changes wait for its end, and emissions are not
     /// performed (R43).
     private var isRecreating = false
+
+    /// Whether each performer's plans are kept so that ``recreatePerformers(of:)`` can give them again (R43).
+    /// Off by default: the log holds every plain plan ever added, so it grows with every commit (a live host
+    /// taking 10,000 transactions a second would grow without bound). Turn it on before the first commit
+    /// when performers may be re-created (hot reload); plans committed while it is off are not re-added.
+    public var recordsPlansForRecreation = false
     private var nextFrameIndex = 0
     private var lastFrameTime = 0.0
 
@@ -256,7 +262,7 @@ public final class Scheduler {
             let (performerClass, prepared) = try resolve(plan, on: target)
             let record = try performerRecord(performerClass, target: target)
             try performing(prepared, on: target.id) { () throws -> Void in try record.performer.addPlan(prepared) }
-            record.planLog.add(plan)
+            if recordsPlansForRecreation { record.planLog.add(plan) }
             trace(.planAdded(prepared, performer: record.description))
 
         case .addNamed(let plan, let name, let targetID):
@@ -275,7 +281,7 @@ public final class Scheduler {
             }
             try performing(prepared, on: target.id) { () throws -> Void in try named.addPlan(prepared, named: name) }
             namedPlans[key] = record
-            record.planLog.add(plan, named: name)
+            if recordsPlansForRecreation { record.planLog.add(plan, named: name) }
             trace(.namedPlanAdded(prepared, name: name, performer: record.description))
 
         case .removeNamed(let name, let targetID):
@@ -462,7 +468,8 @@ public final class Scheduler {
     ///   classes are left alone.
     /// - Returns: What was re-created, how many plans were re-added, and what failed.
     /// - Throws: ``CommitError`` with code `wrongThread` off the scheduler's thread, `unsupportedOperation`
-    ///   when called from inside a performer call or a frame (call it between frames); nothing is changed.
+    ///   when called from inside a performer call or a frame (call it between frames) or when
+    ///   ``recordsPlansForRecreation`` is off; nothing is changed.
     @discardableResult
     public func recreatePerformers(of classes: [PerformerClass]) throws(CommitError) -> PerformerRecreation {
         // Refused off the thread in every build, as `commit` is.
@@ -476,6 +483,13 @@ public final class Scheduler {
                 code: .unsupportedOperation,
                 message:
                     "recreatePerformers was called from inside a performer call or a frame. To fix, call it between frames, from the frame loop."
+            )
+        }
+        guard recordsPlansForRecreation else {
+            throw CommitError(
+                code: .unsupportedOperation,
+                message:
+                    "recreatePerformers needs the performers' plans, which this scheduler does not keep. To fix, set recordsPlansForRecreation to true before the first commit."
             )
         }
         let ids = Set(classes.map { ObjectIdentifier($0) })

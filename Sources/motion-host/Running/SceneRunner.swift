@@ -115,6 +115,8 @@ final class SceneRunner {
         frameChanges = TimelineChanges(
             names: TimelineNames(targets: document.targets.map(\.name)) { scene.propertyName($0) })
         let scheduler = Scheduler(scene: scene, registry: registry)
+        // Hot reload gives re-created performers their plans again (R43): only then are they kept.
+        scheduler.recordsPlansForRecreation = hotReload != nil
         let relay = EventRelay(runner: self)
         scheduler.addActivityObserver(relay)
         // Always a tracer: emissions reach the sinks (a plot marks them); every event only with --trace.
