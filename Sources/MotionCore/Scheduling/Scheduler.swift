@@ -37,8 +37,9 @@ public final class Scheduler {
     /// The plans being performed, outermost first (the emission chain, R25), each with the first
     /// emission that failed inside its performer call, if any.
     private var handling: [(type: String, target: TargetID, emissionFailure: CommitError?)] = []
-    // Unretained: every record is kept alive by `performers`, for the scheduler's life. Saves a retain
-    // and release per performer per frame.
+    // Unretained: every record in it is kept alive by `performers` (for the scheduler's life, or until
+    // recreatePerformers removes it from this list first, R43). Saves a retain and release per performer
+    // per frame.
     @exclusivity(unchecked) private var frameUpdaters: ContiguousArray<FrameUpdaterSlot> = []
     private var frameUpdatersNeedCompaction = false
     /// How many times a performer's token count has dropped to zero: a frame compares it with its value
@@ -761,7 +762,8 @@ private struct TokenRecord {
 /// record: a frame walks a batch's run in a tight loop, where reading one record object per member (a
 /// cache miss each, with 10,000 performers) cost about 2.7 ns per member of TweenKit's frame tick.
 private struct FrameUpdaterSlot {
-    /// Unretained: every record is kept alive by `performers`, for the scheduler's life.
+    /// Unretained: every record is kept alive by `performers` while it is in the frame list (a record
+    /// replaced by recreatePerformers leaves the list first, R43).
     let record: Unmanaged<PerformerRecord>
     /// The record's batch identity and member handle, or `nil` when it is not batched.
     let batch: (id: ObjectIdentifier, member: OpaquePointer)?
