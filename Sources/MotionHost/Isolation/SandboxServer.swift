@@ -583,35 +583,15 @@ private let sandboxSetSlots:
             return SandboxContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
                 guard context.isLive else { return MOTION_ERR_SCHEDULER_GONE }
                 guard server.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
-                guard count > 0 || valueCount > 0 else { return MOTION_OK }
-                guard let writes else {
-                    failedIndexOut?.pointee = 0
-                    return MOTION_ERR_INVALID_ARGUMENT
+                // The host's checks, in its order; a slot not made by slot() through this sandbox is unknown
+                // here (a slot number the plugin did not get from slot() may be one the host has; it is refused
+                // all the same).
+                let scene = context.scene
+                if let (status, index) = SlotBatch.problem(writes, count, values, valueCount, isKnownSlot: scene.isKnownSlot) {
+                    failedIndexOut?.pointee = index
+                    return status
                 }
-                var used = 0
-                for index in 0..<count {
-                    let write = writes[index]
-                    guard context.scene.isKnownSlot(write.slot) else {
-                        // Not made by slot() through this sandbox. (A slot number the plugin did not get from
-                        // slot() may be one the host has; it is refused here all the same.)
-                        failedIndexOut?.pointee = index
-                        return MOTION_ERR_UNKNOWN_PROPERTY
-                    }
-                    guard write.count &- 1 < UInt32(MOTION_PROPERTY_MAX_COMPONENTS), used + Int(write.count) <= valueCount else {
-                        failedIndexOut?.pointee = index
-                        return MOTION_ERR_INVALID_ARGUMENT
-                    }
-                    used += Int(write.count)
-                }
-                guard used == valueCount else {
-                    failedIndexOut?.pointee = count
-                    return MOTION_ERR_INVALID_ARGUMENT
-                }
-                guard let values else { return MOTION_ERR_INVALID_ARGUMENT }
-                for i in 0..<valueCount where !values[i].isFinite {
-                    failedIndexOut?.pointee = i
-                    return MOTION_ERR_INVALID_ARGUMENT
-                }
+                guard let writes, let values else { return MOTION_OK }
                 var offset = 0
                 for index in 0..<count {
                     let write = writes[index]

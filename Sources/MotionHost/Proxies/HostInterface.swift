@@ -103,17 +103,27 @@ enum SlotBatch {
     static func problem(
         _ writes: UnsafePointer<motion_slot_write>?, _ count: Int, _ values: UnsafePointer<Double>?, _ valueCount: Int, slotCount: Int
     ) -> (motion_status, Int)? {
+        let slots = UInt32(truncatingIfNeeded: slotCount)
+        // One unsigned compare each: a negative slot is a large unsigned one.
+        return problem(writes, count, values, valueCount) { UInt32(bitPattern: $0) < slots }
+    }
+
+    /// ``problem(_:_:_:_:slotCount:)`` with the slots that may be written given by `isKnownSlot` (a sandbox
+    /// accepts only the slots it was given through `slot()`).
+    @inline(__always)
+    static func problem(
+        _ writes: UnsafePointer<motion_slot_write>?, _ count: Int, _ values: UnsafePointer<Double>?, _ valueCount: Int,
+        isKnownSlot: (motion_property_slot) -> Bool
+    ) -> (motion_status, Int)? {
         guard count > 0 || valueCount > 0 else { return nil }
         guard let writes, let values else { return (MOTION_ERR_INVALID_ARGUMENT, 0) }
-        let slots = UInt32(truncatingIfNeeded: slotCount)
         var total = 0
         // x - x is 0 for a finite x and NaN otherwise: one sum over the batch's values, in the same pass, and a
         // search for the culprit only when it fails.
         var sum = 0.0
         for index in 0..<count {
             let write = writes[index]
-            // One unsigned compare each: a negative slot is a large unsigned one.
-            if UInt32(bitPattern: write.slot) >= slots { return (MOTION_ERR_UNKNOWN_PROPERTY, index) }
+            if !isKnownSlot(write.slot) { return (MOTION_ERR_UNKNOWN_PROPERTY, index) }
             let components = Int(write.count)
             if write.count &- 1 >= UInt32(MOTION_PROPERTY_MAX_COMPONENTS) || components > valueCount &- total {
                 return (MOTION_ERR_INVALID_ARGUMENT, index)
