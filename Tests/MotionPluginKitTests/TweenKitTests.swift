@@ -93,18 +93,25 @@ struct TweenKitTests {
         #expect(text.contains("Tweener") && text.contains("TweenPerformer") && text.contains("org.motion.tweenkit"))
     }
 
-    @Test("FadeIn emits a Tween on opacity to its own target, performed before add returns")
-    func fadeInComposes() throws {
-        let context = FakeContext(target: "fade-card")
+    /// A TweenPerformer and a FadePerformer on `context`, the fade's emitted Tweens routed to the former; the
+    /// caller destroys both.
+    func fadeAndTweenPerformers(on context: FakeContext) throws -> (tweens: OpaquePointer, fades: OpaquePointer) {
         let (tweenCreated, _, _) = plugin.create("TweenPerformer", for: context)
         let (fadeCreated, _, _) = plugin.create("FadePerformer", for: context)
         let tweens = try #require(tweenCreated)
         let fades = try #require(fadeCreated)
+        context.router.withLock { $0 = addRouter(["Tween": Route(plugin: plugin, performer: tweens)]) }
+        return (tweens, fades)
+    }
+
+    @Test("FadeIn emits a Tween on opacity to its own target, performed before add returns")
+    func fadeInComposes() throws {
+        let context = FakeContext(target: "fade-card")
+        let (tweens, fades) = try fadeAndTweenPerformers(on: context)
         defer {
             plugin.destroy(fades)
             plugin.destroy(tweens)
         }
-        context.router.withLock { $0 = addRouter(["Tween": Route(plugin: plugin, performer: tweens)]) }
         #expect(plugin.add(#"{"type":"FadeIn","duration":0.5,"delay":0,"timing":"linear"}"#, to: fades).0 == MOTION_OK)
         // Emitted: one add of a Tween on opacity, 0 -> 1, to this target.
         let emitted = try #require(context.emitted.first)
@@ -127,15 +134,11 @@ struct TweenKitTests {
     func fadeOut() throws {
         let context = FakeContext(target: "fade-out-card")
         context.setValue([0.8], for: "opacity")
-        let (tweenCreated, _, _) = plugin.create("TweenPerformer", for: context)
-        let (fadeCreated, _, _) = plugin.create("FadePerformer", for: context)
-        let tweens = try #require(tweenCreated)
-        let fades = try #require(fadeCreated)
+        let (tweens, fades) = try fadeAndTweenPerformers(on: context)
         defer {
             plugin.destroy(fades)
             plugin.destroy(tweens)
         }
-        context.router.withLock { $0 = addRouter(["Tween": Route(plugin: plugin, performer: tweens)]) }
         #expect(plugin.add(#"{"type":"FadeOut","duration":1,"timing":"linear"}"#, to: fades).0 == MOTION_OK)
         let values = run(tweens, context, times: [0, 0.5, 1], property: "opacity")
         #expect(values.count == 3 && abs(values[1][0] - 0.4) < 1e-12)
@@ -145,15 +148,11 @@ struct TweenKitTests {
     @Test("Plan defaults come from the manifest only: a FadeIn filled in as the host fills it works, an unfilled one names the field")
     func defaultsComeFromTheManifest() throws {
         let context = FakeContext(target: "fade-defaults")
-        let (tweenCreated, _, _) = plugin.create("TweenPerformer", for: context)
-        let (fadeCreated, _, _) = plugin.create("FadePerformer", for: context)
-        let tweens = try #require(tweenCreated)
-        let fades = try #require(fadeCreated)
+        let (tweens, fades) = try fadeAndTweenPerformers(on: context)
         defer {
             plugin.destroy(fades)
             plugin.destroy(tweens)
         }
-        context.router.withLock { $0 = addRouter(["Tween": Route(plugin: plugin, performer: tweens)]) }
         #expect(plugin.add(#"{"type":"FadeIn"}"#, to: fades).0 == MOTION_OK)
         let emitted = try #require(context.emitted.first)
         let tween = try #require(operations(of: emitted).first?["plan"] as? [String: Any])
