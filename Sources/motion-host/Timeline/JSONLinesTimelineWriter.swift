@@ -187,42 +187,10 @@ final class JSONLinesTimelineWriter: TimelineSink {
         out.append(UInt8(ascii: "]"))
     }
 
-    /// A transaction's JSON form, as `Transaction.jsonData()` gives it (keys sorted) but for two escapes that
-    /// are the timeline's own, as in every other line: negative zero is `-0.0` (JSONEncoder: `-0`) and
-    /// U+0008, U+000C in a string are `\u0008`, `\u000c` (JSONEncoder: `\b`, `\f`). Written directly:
-    /// through `JSONEncoder` it cost about 30 µs, which serve paid for every transaction from the wire (a
-    /// `commit` line and a `trace` line each, 10,000 a second in its benchmark).
+    /// The transaction's JSON form (``Transaction/writeJSON(into:)``), or `null` if a typed plan fails to encode.
     private func json(_ transaction: Transaction) -> String {
         var out: [UInt8] = []
-        out += #"{"operations":["#.utf8
-        do {
-            for (i, operation) in transaction.operations.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                switch operation {
-                case .add(let plan, let target):
-                    out += #"{"op":"add","plan":"#.utf8
-                    try plan.writeJSON(into: &out)
-                    out += #","target":"#.utf8
-                    JSONValue.writeString(target.name, into: &out)
-                case .addNamed(let plan, let name, let target):
-                    out += #"{"name":"#.utf8
-                    JSONValue.writeString(name, into: &out)
-                    out += #","op":"addNamed","plan":"#.utf8
-                    try plan.writeJSON(into: &out)
-                    out += #","target":"#.utf8
-                    JSONValue.writeString(target.name, into: &out)
-                case .removeNamed(let name, let target):
-                    out += #"{"name":"#.utf8
-                    JSONValue.writeString(name, into: &out)
-                    out += #","op":"removeNamed","target":"#.utf8
-                    JSONValue.writeString(target.name, into: &out)
-                }
-                out.append(UInt8(ascii: "}"))
-            }
-        } catch {
-            return "null"
-        }
-        out += "]}".utf8
+        guard (try? transaction.writeJSON(into: &out)) != nil else { return "null" }
         return String(decoding: out, as: UTF8.self)
     }
 
