@@ -100,6 +100,9 @@ struct TimelineTests {
             #"{"operations":[{"op":"add","plan":{"property":"opacity","type":"SetValue","value":0.30000000000000004},"target":"card \"1\""},{"name":"move \\ it","op":"addNamed","plan":{"property":"position","type":"SetVector","value":[-0.0,1e-05]},"target":"card \"1\""},{"name":"move \\ it","op":"removeNamed","target":"card \"1\""}]}"#
         #expect(lines.contains(#"{"commit":0,"at":0,"time":0,"frame":0,"transaction":"# + transaction + "}"))
         #expect(lines.contains(#"{"trace":"committed","time":0,"frame":0,"transaction":"# + transaction + "}"))
+        // The plan trace lines write plans the same way: negative zero keeps its sign (JSONEncoder wrote -0).
+        let named = try #require(lines.first { $0.hasPrefix(#"{"trace":"namedPlanAdded""#) })
+        #expect(named.hasSuffix(#","plan":{"property":"position","type":"SetVector","value":[-0.0,1e-05]}}"#))
     }
 
     @Test func csvHasOneRowPerChangedProperty() throws {

@@ -194,8 +194,12 @@ final class JSONLinesTimelineWriter: TimelineSink {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The plan's JSON form (``Plan/writeJSON(into:)``, as in commit lines), or `null` if a typed plan fails to
+    /// encode.
     private func json(_ plan: Plan) -> String {
-        (try? plan.jsonData()).flatMap { String(data: $0, encoding: .utf8) } ?? "null"
+        var out: [UInt8] = []
+        guard (try? plan.writeJSON(into: &out)) != nil else { return "null" }
+        return String(decoding: out, as: UTF8.self)
     }
 }
 
