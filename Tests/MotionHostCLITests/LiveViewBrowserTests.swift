@@ -43,4 +43,38 @@ private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         #expect(abs((drawn["y"] as? Double ?? 0) - 44) < 0.5, "\(drawn)")
         #expect(serve.stop(signal: SIGTERM) == 0)
     }
+
+    @Test func aRebuiltPluginTakesEffectInTheOpenLiveViewWithoutARestart() throws {
+        // The README's hot reload walk-through as a user meets it: the page stays open while the library is
+        // replaced; it says which plugin was reloaded and draws the new code's values.
+        let folder = try HotReloadTests.PluginFolder()
+        let serve = try ServeProcess(["scene.json", "--plugin-path", ".", "--watch"], in: folder.url)
+        let browser = try HeadlessChromium()
+        try browser.command("Page.navigate", ["url": "http://\(serve.host)/"])
+        let probe = """
+            JSON.stringify({ values: document.getElementById('values')?.textContent ?? '',
+              result: document.getElementById('result')?.textContent ?? '' })
+            """
+        func waitForPage(_ predicate: (_ values: String, _ result: String) -> Bool) throws -> (values: String, result: String) {
+            var last = (values: "", result: "")
+            for _ in 0..<200 {
+                if let text = try browser.evaluate(probe) as? String,
+                    let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String]
+                {
+                    last = (object["values"] ?? "", object["result"] ?? "")
+                    if predicate(last.values, last.result) { return last }
+                }
+                usleep(100_000)
+            }
+            return last
+        }
+        let before = try waitForPage { values, _ in values.contains("t.level = 5") }
+        #expect(before.values.contains("t.level = 5") && before.values.contains("t.other = 7"), "\(before)")
+
+        try folder.install(offset: 100)
+        let after = try waitForPage { values, result in result.hasPrefix("reloaded ") && values.contains("t.level = 105") }
+        #expect(after.result.hasPrefix("reloaded org.example.reloadable at frame "), "\(after)")
+        #expect(after.values.contains("t.level = 105") && after.values.contains("t.other = 107"), "\(after)")
+        #expect(serve.stop(signal: SIGTERM) == 0)
+    }
 }
