@@ -101,6 +101,9 @@ private func springTo(_ x: Int, _ y: Int, target: String = "card", type: String 
             try JSONSerialization.jsonObject(with: Data(lines.last!.utf8)) as? [String: [String: Any]])["summary"]
         #expect(summary?["stoppedBecause"] as? String == "shutdown")
         #expect(summary?["committedTransactions"] as? Int == 1)
+        // The wire's: the POST and the WebSocket one committed, the unknown plan type failed (the unknown
+        // target was refused before the scheduler saw it).
+        #expect(summary?["wireTransactions"] as? [String: Int] == ["committed": 2, "failed": 1])
         #expect(summary?["droppedFrames"] is Int)
         // Trace lines only with --trace.
         #expect(!lines.contains { $0.hasPrefix("{\"trace\"") })

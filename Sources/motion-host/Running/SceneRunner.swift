@@ -66,6 +66,11 @@ final class SceneRunner {
     private var failedCommits = 0
     /// Transactions committed from outside the scene so far (``commitFromOutside(_:source:arrivedAt:scheduler:)``).
     private var outsideCommits = 0
+    /// How many of those failed.
+    private var failedOutsideCommits = 0
+    /// Whether the run takes transactions from outside the scene (`serve`): its summary then counts them
+    /// (`wireTransactions`), zero or not.
+    var takesOutsideTransactions = false
     /// Paces the frames: simulated (as fast as they run) unless replaced, e.g. by a ``RealTimeFrameClock``.
     var clock: any FrameClock = SimulatedFrameClock()
     /// Called as every frame begins, before anything of it is written (to publish the frame to the
@@ -241,6 +246,7 @@ final class SceneRunner {
             try scheduler.commit(transaction)
             return nil
         } catch {
+            failedOutsideCommits += 1
             report(
                 MotionHostError(
                     .commitFailed,
@@ -355,6 +361,8 @@ final class SceneRunner {
             frames: frames, duration: Double(max(frames - 1, 0)) / settings.frameRate,
             committedTransactions: committed - failedCommits,
             partlyCommittedTransactions: partlyCommitted,
+            wireTransactions: takesOutsideTransactions
+                ? (committed: outsideCommits - failedOutsideCommits, failed: failedOutsideCommits) : nil,
             finalValues: scene.targets.map { target in
                 (target.id.name, target.properties.map { ($0.name, $0.value) })
             },

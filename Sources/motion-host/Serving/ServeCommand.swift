@@ -117,6 +117,7 @@ enum ServeCommand {
         // A live host stays up: a scene transaction that fails (or whose performer fails with an emission)
         // is reported the same way, and the scene's later transactions and the wire go on.
         runner.keepsRunningAfterFailedCommits = true
+        runner.takesOutsideTransactions = true
         defer { sensorFeed?.stop() }
         let signals = StopSignals { clock.requestStop(.interrupted) }
         defer { signals.cancel() }

@@ -11,7 +11,7 @@ import MotionCore
 /// | `activity` | the scheduler became `"active"` or `"idle"`: `{"activity": "active", "time", "frame"}` |
 /// | `frame` | the properties that changed in a frame: `{"frame": i, "time": t, "changes": {target: {property: value}}}` |
 /// | `error` | a failure, `{"error": message, "time", "frame"}`: the run failed (the summary follows), or a transaction emitted from a plugin's own thread failed when applied (the run goes on); after a plugin crashed or hung the host (a fatal signal, the `--plugin-timeout` watchdog) it is the last line, with no summary |
-/// | `summary` | the last line: `{"summary": {"frames", "duration", "committedTransactions", "partlyCommittedTransactions", "stoppedBecause", "activity", ("droppedFrames" in real time), ("pluginFailures": one line per isolated plugin that failed, when any did), "finalValues": {target: {property: value}}}}`; `stoppedBecause` is `duration`, `idle`, `safetyLimit`, `error`, `interrupted` or `shutdown` |
+/// | `summary` | the last line: `{"summary": {"frames", "duration", "committedTransactions" (the scene's), "partlyCommittedTransactions", (`serve`: "wireTransactions": {"committed", "failed"}), "stoppedBecause", "activity", ("droppedFrames" in real time), ("pluginFailures": one line per isolated plugin that failed, when any did), "finalValues": {target: {property: value}}}}`; `stoppedBecause` is `duration`, `idle`, `safetyLimit`, `error`, `interrupted` or `shutdown` |
 ///
 /// Nothing is written after the summary (events of the scheduler going away are not part of the run).
 ///
@@ -142,6 +142,9 @@ final class JSONLinesTimelineWriter: TimelineSink {
         var line = "{\"summary\":{\"frames\":\(summary.frames),\"duration\":\(JSONText.number(summary.duration))"
         line += ",\"committedTransactions\":\(summary.committedTransactions)"
         line += ",\"partlyCommittedTransactions\":\(summary.partlyCommittedTransactions)"
+        if let wire = summary.wireTransactions {
+            line += ",\"wireTransactions\":{\"committed\":\(wire.committed),\"failed\":\(wire.failed)}"
+        }
         line += ",\"stoppedBecause\":\"\(summary.stopReason.rawValue)\""
         line += ",\"activity\":\"\(summary.isActive ? "active" : "idle")\""
         if let dropped = summary.droppedFrames { line += ",\"droppedFrames\":\(dropped)" }

@@ -179,6 +179,11 @@ struct TimelineSummary {
     /// How many failed after some of their operations were applied (those stay applied, R12): 0 or 1,
     /// since a failed commit ends the run.
     var partlyCommittedTransactions: Int = 0
+    /// `serve` only: the transactions from outside the scene (`POST /transactions`, the timeline WebSocket)
+    /// that were committed and that failed (some of whose operations may stay applied, R12); not counted in
+    /// ``committedTransactions``. A request refused before it reached the scheduler (bad JSON, an unknown
+    /// target) is in neither.
+    var wireTransactions: (committed: Int, failed: Int)? = nil
     /// Every target's properties at the end, in scene order.
     var finalValues: [(target: String, properties: [(name: String, value: PropertyValue)])]
     /// Whether the scheduler was active at the end.
