@@ -321,6 +321,23 @@ import Testing
         }
     }
 
+    @Test func aLinkPlacedAtTheCachesTemporaryNameIsNotFollowed() throws {
+        // Saving writes `CACHE.PID.tmp` and renames it into place; a symbolic link left at that name (by
+        // whoever can write the cache's folder) must not make the save truncate and overwrite what it points to.
+        let folder = TemporaryFolder()
+        folder.write("tween.json", Fixtures.tweenManifest())
+        let victim = folder.write("victim.txt", "keep me")
+        let cacheURL = folder.url.appendingPathComponent("d.cache")
+        let temporary = cacheURL.path + ".\(ProcessInfo.processInfo.processIdentifier).tmp"
+        try FileManager.default.createSymbolicLink(atPath: temporary, withDestinationPath: victim.path)
+        let catalog = PluginCatalog.discover(
+            searchPath: PluginSearchPath(directories: [folder.url]), cache: DiscoveryCache(url: cacheURL))
+        #expect(catalog.plugins.map(\.id) == ["org.example.tween"])
+        #expect(try String(contentsOf: victim, encoding: .utf8) == "keep me")
+        #expect(Array(try Data(contentsOf: cacheURL).prefix(8)) == Array("MOTIONDC".utf8))
+        #expect(!FileManager.default.fileExists(atPath: temporary))
+    }
+
     @Test func standardCacheFileFollowsXDGCacheHome() {
         #expect(
             DiscoveryCache.standard(environment: ["XDG_CACHE_HOME": "/c"]).url.path == "/c/motion/discovery-v3.cache")

@@ -139,9 +139,12 @@ final class CacheSession: @unchecked Sendable {
         let path = url.path
         do {
             try system_makeDirectories(directoryName(of: path))
+            // A new file under this process's name: whatever is left there (by a process of the same id that
+            // died, or a link someone placed) is removed, never written through.
             let temporary = path + ".\(ProcessInfo.processInfo.processIdentifier).tmp"
+            system_unlink(temporary)
             let written = writer.bytes.withUnsafeBytes { buffer in
-                (try? system_writeFile(temporary, buffer)) != nil
+                (try? system_createFile(temporary, buffer)) != nil
             }
             guard written else {
                 system_unlink(temporary)

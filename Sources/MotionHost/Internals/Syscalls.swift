@@ -99,10 +99,11 @@ func system_makeDirectories(_ path: String) throws(Errno) {
     if mkdir(path, 0o700) != 0 && errno != EEXIST { throw Errno.current }
 }
 
-/// Writes all of `bytes` to a new file at `path` (mode 0600, replacing it). Wraps `open(2)` with
-/// `O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC` and `write(2)`.
-func system_writeFile(_ path: String, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
-    let fd = retryingInterrupts { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
+/// Writes all of `bytes` to a file created at `path` (mode 0600). Nothing there is followed or replaced: a
+/// file or symbolic link already at `path` is `EEXIST`. Wraps `open(2)` with
+/// `O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC` and `write(2)`.
+func system_createFile(_ path: String, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
+    let fd = retryingInterrupts { open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
     if fd < 0 { throw Errno.current }
     defer { system_close(fd) }
     try system_writeAll(fd, bytes)
