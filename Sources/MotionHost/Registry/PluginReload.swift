@@ -23,9 +23,15 @@ extension PluginHost {
     /// - Parameter id: The plugin's id.
     /// - Returns: Both files, or `nil` when the plugin is not loaded.
     public func codeFiles(ofPlugin id: String) -> (manifest: URL, library: URL)? {
-        guard case .library(let library, _)? = loaded[id], let manifest = runningManifests[id] else { return nil }
+        guard let manifest = runningManifests[id] else { return nil }
+        let library: URL
+        switch loaded[id] {
+        case .library(let loaded, _)?: library = loaded.url
+        case .isolated(let plugin)?: library = URL(fileURLWithPath: plugin.library.path, isDirectory: false)
+        case .failed?, nil: return nil
+        }
         let manifestPath = (try? system_realpath(manifest.url.path)) ?? manifest.url.path
-        return (URL(fileURLWithPath: manifestPath), library.url)
+        return (URL(fileURLWithPath: manifestPath), library)
     }
 
     /// Whether the file a loaded plugin's library was copied from has been replaced on disk since (another
@@ -34,9 +40,14 @@ extension PluginHost {
     /// - Parameter id: The plugin's id.
     /// - Returns: `false` when the plugin is not loaded, or its library file is the one it was loaded from.
     public func isLibraryReplacedOnDisk(ofPlugin id: String) -> Bool {
-        guard case .library(let library, _)? = loaded[id] else { return false }
-        guard let status = try? system_stat(library.resolvedPath) else { return true }
-        return status.device != library.key.device || status.inode != library.key.inode
+        let file: (path: String, device: UInt64, inode: UInt64)
+        switch loaded[id] {
+        case .library(let library, _)?: file = (library.resolvedPath, library.key.device, library.key.inode)
+        case .isolated(let plugin)?: file = (plugin.library.path, plugin.library.device, plugin.library.inode)
+        case .failed?, nil: return false
+        }
+        guard let status = try? system_stat(file.path) else { return true }
+        return status.device != file.device || status.inode != file.inode
     }
 
     /// The performer classes of a plugin that this host has made so far (a class is made when a plan of one
@@ -63,6 +74,11 @@ extension PluginHost {
     ///    new library; later commits use it too.
     ///
     /// A failure in steps 1–3 changes nothing: the old code keeps running. Old libraries are never unloaded.
+    ///
+    /// An isolated plugin reloads by starting a new sandbox, which makes steps 2 and 3 in its process as a first
+    /// load does; its performers are then switched to it (R43) and the old sandbox ended
+    /// (``switchSandbox(of:to:manifest:in:)``). A sandbox that cannot be started, or whose checks fail, leaves the old
+    /// one running.
     /// - Parameters:
     ///   - id: The plugin's id.
     ///   - scheduler: The scheduler whose performers this host makes; call between frames, on its thread.
@@ -72,20 +88,12 @@ extension PluginHost {
     ///   for a manifest that does not read or changes what a reload keeps; the codes of a first load for the
     ///   library and its entry).
     public func reload(pluginID id: String, in scheduler: Scheduler) throws(PluginError) -> PluginReload? {
-        guard case .library(let running, let runningEntry)? = loaded[id], let runningManifest = runningManifests[id] else {
-            return nil
+        guard let runningManifest = runningManifests[id] else { return nil }
+        if case .isolated(let running)? = loaded[id] {
+            return try reloadIsolated(id, running: running, manifest: runningManifest, in: scheduler)
         }
-        let manifest: PluginManifest
-        do throws(ManifestError) {
-            manifest = try PluginManifest.load(contentsOf: runningManifest.url)
-        } catch {
-            throw PluginError(
-                code: .reloadRefused,
-                message:
-                    "the changed manifest was not taken: \(error.jsonPath.map { "\($0): " } ?? "")\(error.message); the old code keeps running. To fix, correct the manifest",
-                manifest: runningManifest.url, library: runningManifest.library, underlying: error)
-        }
-        try checkReloadable(manifest, running: runningManifest)
+        guard case .library(let running, let runningEntry)? = loaded[id] else { return nil }
+        let manifest = try rereadManifest(runningManifest)
         let copy = try loader.loadNewCopy(of: manifest, replacing: running)
         guard copy.isNew || manifest != runningManifest else { return nil }
         let entry: EntryPlugin?
@@ -113,12 +121,7 @@ extension PluginHost {
         loaded[id] = .library(copy.library, entry: entry)
         runningManifests[id] = manifest
         declared.merge(functions) { _, new in new }
-        let pluginDeclarations = declarations.filter { $0.key.pluginID == id }
-        for (key, declaration) in pluginDeclarations {
-            if let performer = manifest.performers.first(where: { $0.className == key.className }) {
-                declaration.update(manifest: manifest, performer: performer)
-            }
-        }
+        updateDeclarations(of: id, to: manifest)
         do {
             let recreation = try scheduler.recreatePerformers(of: performerClasses(ofPlugin: id))
             return PluginReload(
@@ -129,14 +132,27 @@ extension PluginHost {
             loaded[id] = .library(running, entry: runningEntry)
             runningManifests[id] = runningManifest
             declared.merge(runningDeclared) { _, old in old }
-            for (key, declaration) in pluginDeclarations {
-                if let performer = runningManifest.performers.first(where: { $0.className == key.className }) {
-                    declaration.update(manifest: runningManifest, performer: performer)
-                }
-            }
+            updateDeclarations(of: id, to: runningManifest)
             throw PluginError(
                 code: .reloadRefused, message: "the plugin was not reloaded: \(error.message)", for: runningManifest, underlying: error)
         }
+    }
+
+    /// Step 1 of a reload: the manifest read again from its file, and checked against the running one.
+    /// - Throws: ``PluginError`` ``PluginError/Code/reloadRefused``.
+    func rereadManifest(_ runningManifest: PluginManifest) throws(PluginError) -> PluginManifest {
+        let manifest: PluginManifest
+        do throws(ManifestError) {
+            manifest = try PluginManifest.load(contentsOf: runningManifest.url)
+        } catch {
+            throw PluginError(
+                code: .reloadRefused,
+                message:
+                    "the changed manifest was not taken: \(error.jsonPath.map { "\($0): " } ?? "")\(error.message); the old code keeps running. To fix, correct the manifest",
+                manifest: runningManifest.url, library: runningManifest.library, underlying: error)
+        }
+        try checkReloadable(manifest, running: runningManifest)
+        return manifest
     }
 
     /// A reload keeps the plugin's id, performer classes, their interfaces and plan types.

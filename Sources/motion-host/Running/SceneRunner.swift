@@ -74,9 +74,14 @@ final class SceneRunner {
     /// Asked at every frame boundary: `true` stops the run there, with the summary's `stoppedBecause`
     /// `interrupted` (SIGINT, SIGTERM).
     var isInterrupted: () -> Bool = { false }
-    /// Asked after every commit and every frame: the isolated plugins that failed since the last call (their
-    /// performers have ended already). Each is written as an `error` line and listed in the summary; the run goes on.
-    var takePluginFailures: () -> [PluginFailure] = { [] }
+    /// Asked after every commit and every frame, with the run's scheduler (between frames, on its thread): the
+    /// isolated plugins that failed since the last call (their performers have ended already, or were re-created in a
+    /// restarted sandbox, ``PluginHost/takeFailures(restartingIn:)``). Each is written as an `error` line and listed in
+    /// the summary; the run goes on.
+    var takePluginFailures: (Scheduler) -> [PluginFailure] = { _ in [] }
+    /// Whether the scheduler keeps its performers' plans for R43 though there is no ``hotReload``: a plugin that is
+    /// restarted after a crash (`"onCrash": "restart"`) is given them again.
+    var keepsPlansForRestarts = false
     /// The failures written so far.
     private(set) var pluginFailures: [PluginFailure] = []
     /// `--watch`: reloads changed plugins as each frame begins, before its transactions.
@@ -116,7 +121,7 @@ final class SceneRunner {
             names: TimelineNames(targets: document.targets.map(\.name)) { scene.propertyName($0) })
         let scheduler = Scheduler(scene: scene, registry: registry)
         // Hot reload gives re-created performers their plans again (R43): only then are they kept.
-        scheduler.recordsPlansForRecreation = hotReload != nil
+        scheduler.recordsPlansForRecreation = hotReload != nil || keepsPlansForRestarts
         let relay = EventRelay(runner: self)
         scheduler.addActivityObserver(relay)
         // Always a tracer: emissions reach the sinks (a plot marks them); every event only with --trace.
@@ -165,7 +170,7 @@ final class SceneRunner {
                 do {
                     try scheduler.commit(timed.transaction)
                 } catch {
-                    reportPluginFailures()
+                    reportPluginFailures(scheduler)
                     // Operations before the failing one stay applied (R12): the summary counts the
                     // transaction as partly committed, and the line says how much of it was applied.
                     if error.appliedOperationCount > 0 { partlyCommitted += 1 }
@@ -180,7 +185,7 @@ final class SceneRunner {
                     failedCommits += 1
                 }
                 next += 1
-                reportPluginFailures()
+                reportPluginFailures(scheduler)
             }
             for hook in hooks {
                 do {
@@ -205,7 +210,7 @@ final class SceneRunner {
                         "frame \(frame) (t = \(JSONText.number(time)) s): a transaction emitted from another thread failed\(Self.applied(error)): \(error)",
                         underlying: error))
             }
-            reportPluginFailures()
+            reportPluginFailures(scheduler)
             writeChanges(scene)
             onFrame?(point)
             if settings.duration == .untilIdle, next == due.count, !scheduler.isActive {
@@ -260,9 +265,10 @@ final class SceneRunner {
         }
     }
 
-    /// Writes an `error` line for each isolated plugin that failed since the last look.
-    private func reportPluginFailures() {
-        for failure in takePluginFailures() {
+    /// Writes an `error` line for each isolated plugin that failed since the last look (a restart, if due, is made
+    /// there).
+    private func reportPluginFailures(_ scheduler: Scheduler) {
+        for failure in takePluginFailures(scheduler) {
             pluginFailures.append(failure)
             report(
                 MotionHostError(
