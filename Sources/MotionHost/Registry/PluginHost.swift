@@ -52,6 +52,8 @@ public final class PluginHost: PerformerRegistry {
     var isolatedPlugins: [IsolatedPlugin] = []
     /// Replaced sandboxes, ended once none of their performers is left.
     var retiredPlugins: [IsolatedPlugin] = []
+    /// Failures of queued work done before a reload or restart replaced performers (``takePendingWorkFailures()``).
+    var pendingWorkFailures: [CommitError] = []
 
     /// The failures of isolated plugins found since the last call (each once), oldest first, after looking for
     /// sandboxes that died between calls. A run writes each as an `error` line; the host has already ended the

@@ -74,6 +74,9 @@ extension PluginHost {
     ///    new library; later commits use it too.
     ///
     /// A failure in steps 1–3 changes nothing: the old code keeps running. Old libraries are never unloaded.
+    /// Before step 4, the scheduler's pending work is processed (``Scheduler/processPendingWork()``), so that
+    /// what the old performers queued from other threads is not lost; its failures wait in
+    /// ``takePendingWorkFailures()``.
     ///
     /// An isolated plugin reloads by starting a new sandbox, which makes steps 2 and 3 in its process as a first
     /// load does; its performers are then switched to it (R43) and the old sandbox ended
@@ -116,6 +119,9 @@ extension PluginHost {
             functions[key] = try DeclaredFunctions(manifest: manifest, performer: performer, library: copy.library)
         }
 
+        // Work queued for the old performers (emissions and token ends from plugin threads) is done by them first:
+        // once replaced, their emitters are dead and a queued emission of theirs would be dropped (R43).
+        settlePendingWork(in: scheduler)
         // The switch: from here the plugin's classes make performers from the new code.
         let runningDeclared = declared.filter { $0.key.pluginID == id }
         loaded[id] = .library(copy.library, entry: entry)

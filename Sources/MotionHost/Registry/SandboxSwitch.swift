@@ -42,6 +42,7 @@ extension PluginHost {
     func switchSandbox(of id: String, to fresh: IsolatedPlugin, manifest: PluginManifest, in scheduler: Scheduler) throws(CommitError)
         -> PerformerRecreation
     {
+        settlePendingWork(in: scheduler)
         let running = loaded[id]
         let runningManifest = runningManifests[id]
         loaded[id] = .isolated(fresh)
@@ -61,6 +62,23 @@ extension PluginHost {
             fresh.shutDown()
             throw error
         }
+    }
+
+    /// Processes the scheduler's pending work (``Scheduler/processPendingWork()``: transactions emitted and tokens
+    /// ended on other threads) before performers are replaced: after R43 a replaced performer's queued emission is
+    /// dropped, so work the old performers queued before a reload or restart would be lost. Its failures are kept for
+    /// ``takePendingWorkFailures()``.
+    func settlePendingWork(in scheduler: Scheduler) {
+        pendingWorkFailures += scheduler.processPendingWork()
+    }
+
+    /// The failures of queued work (a transaction emitted on another thread) that a reload or restart performed
+    /// before it replaced performers, since the last call; a run reports each as it reports a queued emission that
+    /// failed in a frame.
+    /// - Returns: The failures, oldest first.
+    public func takePendingWorkFailures() -> [CommitError] {
+        defer { pendingWorkFailures.removeAll() }
+        return pendingWorkFailures
     }
 
     /// Points the plugin's performer classes at `manifest` (plan declarations, defaults, ranges).

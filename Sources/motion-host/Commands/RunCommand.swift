@@ -78,6 +78,7 @@ enum RunCommand {
         if let host = registry as? PluginHost {
             runner.takePluginFailures = { host.takeFailures(restartingIn: $0) }
             runner.keepsPlansForRestarts = host.keepsPlansForRestarts
+            runner.takePendingWorkFailures = { host.takePendingWorkFailures() }
         }
         if values.flag("realtime") { runner.clock = RealTimeFrameClock(frameRate: settings.frameRate) }
         if values.flag("watch") { runner.hotReload = try HotReload(registry: registry) }

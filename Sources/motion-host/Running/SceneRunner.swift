@@ -82,6 +82,10 @@ final class SceneRunner {
     /// Whether the scheduler keeps its performers' plans for R43 though there is no ``hotReload``: a plugin that is
     /// restarted after a crash (`"onCrash": "restart"`) is given them again.
     var keepsPlansForRestarts = false
+    /// Asked with ``takePluginFailures`` and after reloads: queued work (a transaction emitted on another thread) that
+    /// a reload or restart performed before it replaced performers, and that failed
+    /// (``PluginHost/takePendingWorkFailures()``); each is reported as a queued emission that failed in a frame.
+    var takePendingWorkFailures: () -> [CommitError] = { [] }
     /// The failures written so far.
     private(set) var pluginFailures: [PluginFailure] = []
     /// `--watch`: reloads changed plugins as each frame begins, before its transactions.
@@ -203,13 +207,7 @@ final class SceneRunner {
             }
             // A queued emission (from a plugin's own thread) that fails is the performer's failure, not the
             // run's: the header's emit_transaction said only "queued". Reported, and the run goes on.
-            for error in scheduler.advanceFrame(to: time) {
-                report(
-                    MotionHostError(
-                        .emissionFailed, file: document.path,
-                        "frame \(frame) (t = \(JSONText.number(time)) s): a transaction emitted from another thread failed\(Self.applied(error)): \(error)",
-                        underlying: error))
-            }
+            for error in scheduler.advanceFrame(to: time) { report(queuedEmissionFailure(error)) }
             reportPluginFailures(scheduler)
             writeChanges(scene)
             onFrame?(point)
@@ -274,12 +272,27 @@ final class SceneRunner {
                 MotionHostError(
                     .pluginFailed, file: document.path, "frame \(point.frame) (t = \(JSONText.number(point.time)) s): \(failure)"))
         }
+        reportPendingWorkFailures()
+    }
+
+    /// Reports the queued emissions that failed when a reload or restart performed them.
+    private func reportPendingWorkFailures() {
+        for error in takePendingWorkFailures() { report(queuedEmissionFailure(error)) }
+    }
+
+    /// The `error` of a transaction emitted on another thread that failed when it was performed.
+    private func queuedEmissionFailure(_ error: CommitError) -> MotionHostError {
+        MotionHostError(
+            .emissionFailed, file: document.path,
+            "frame \(point.frame) (t = \(JSONText.number(point.time)) s): a transaction emitted from another thread failed\(Self.applied(error)): \(error)",
+            underlying: error)
     }
 
     /// Reloads the plugins whose files changed: a `reload` line for each one applied, an `error` line (and
     /// ``onError``) for each one refused, whose old code keeps running, and for each performer or plan that
     /// could not be carried over.
     private func applyReloads(_ hotReload: HotReload, scheduler: Scheduler) {
+        defer { reportPendingWorkFailures() }
         for outcome in hotReload.apply(scheduler: scheduler) {
             switch outcome {
             case .reloaded(let reload, let manifest):

@@ -76,6 +76,7 @@ enum ServeCommand {
         if let host = registry as? PluginHost {
             runner.takePluginFailures = { host.takeFailures(restartingIn: $0) }
             runner.keepsPlansForRestarts = host.keepsPlansForRestarts
+            runner.takePendingWorkFailures = { host.takePendingWorkFailures() }
         }
         if values.flag("watch") {
             runner.hotReload = try HotReload(registry: registry)
