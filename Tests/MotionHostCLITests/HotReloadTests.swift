@@ -317,3 +317,30 @@ import Testing
         #expect(folder.lines().filter { $0["reload"] != nil }.count == 1)
     }
 }
+
+extension HotReloadTests {
+    @Test(arguments: [false, true])
+    func aPluginWhoseFirstLoadFailedLoadsOnceItsLibraryIsFixed(isolated: Bool) throws {
+        let folder = try PluginFolder()
+        try folder.install(offset: 0, refuses: true)
+        let serve = try ServeProcess(
+            ["scene.json", "--plugin-path", ".", "--watch", "--output", folder.output.path]
+                + (isolated ? ["--isolate", "org.example.reloadable"] : []), in: folder.url)
+        // The scene's transaction fails: the entry refuses.
+        let refused = try #require(folder.waitForLine { $0["error"] != nil }, "no error line: \(serve.standardErrorText)")
+        #expect((refused["error"] as? String)?.contains("motion_plugin_entry returned NULL") == true, "\(refused)")
+
+        try folder.install(offset: 100)
+        let reload = try #require(folder.waitForLine { $0["reload"] != nil }, "no reload line: \(serve.standardErrorText)")
+        #expect(reload["reload"] as? String == "org.example.reloadable")
+        #expect(reload["performers"] as? Int == 0)
+        #expect(reload["library"] as? String == folder.library.resolvingSymlinksInPath().path)
+        // Plans committed from now on run the fixed build.
+        let committed = try serve.connect().request(
+            "POST", "/transactions", host: serve.host, headers: ["Content-Type": "application/json"],
+            body: Array(#"{"operations": [{"op": "add", "target": "t", "plan": {"type": "Step", "property": "level", "value": 5}}]}"#.utf8))
+        #expect(committed.status == 200, "\(committed.text)")
+        _ = try #require(folder.waitForValue("level", 105), "the fixed build did not run the plan: \(serve.standardErrorText)")
+        #expect(serve.stop(signal: SIGTERM) == 0)
+    }
+}

@@ -34,6 +34,29 @@ extension PluginHost {
         return (URL(fileURLWithPath: manifestPath), library)
     }
 
+    /// The plugins whose first load failed (their library did not load or pass its checks), sorted: a watcher
+    /// watches their files too (``filesToWatch(ofPlugin:)``), so that fixing the file on disk loads them
+    /// (``reload(pluginID:in:)``).
+    public var failedPluginIDs: [String] {
+        loaded.compactMap { id, state in if case .failed = state { id } else { nil } }.sorted()
+    }
+
+    /// The files a watcher watches for a plugin's reload: for a loaded plugin its manifest and library
+    /// (``codeFiles(ofPlugin:)``); for one whose first load failed, its manifest and its library where it is found,
+    /// or, if it is not, every place it is looked for (``LibraryLoader/libraryDirectories(for:)``: a library not
+    /// built yet is loaded once it is there).
+    /// - Parameter id: The plugin's id.
+    /// - Returns: The files; empty when the plugin was never asked for.
+    public func filesToWatch(ofPlugin id: String) -> [URL] {
+        if let files = codeFiles(ofPlugin: id) { return [files.manifest, files.library] }
+        guard case .failed? = loaded[id], let manifest = catalog.plugin(id: id) else { return [] }
+        let manifestPath = (try? system_realpath(manifest.url.path)) ?? manifest.url.path
+        let libraries =
+            (try? loader.resolve(manifest)).map { [$0] }
+            ?? loader.libraryDirectories(for: manifest).map { $0.appendingPathComponent(manifest.library, isDirectory: false) }
+        return [URL(fileURLWithPath: manifestPath)] + libraries
+    }
+
     /// Whether the file a loaded plugin's library was copied from has been replaced on disk since (another
     /// file is at its path now: a rebuild renamed into place). A watcher that starts after the load asks this,
     /// so a rebuild that landed in between is not missed.
@@ -91,6 +114,7 @@ extension PluginHost {
     ///   for a manifest that does not read or changes what a reload keeps; the codes of a first load for the
     ///   library and its entry).
     public func reload(pluginID id: String, in scheduler: Scheduler) throws(PluginError) -> PluginReload? {
+        if case .failed? = loaded[id] { return try retryFirstLoad(of: id) }
         guard let runningManifest = runningManifests[id] else { return nil }
         if case .isolated(let running)? = loaded[id] {
             return try reloadIsolated(id, running: running, manifest: runningManifest, in: scheduler)
@@ -142,6 +166,33 @@ extension PluginHost {
             throw PluginError(
                 code: .reloadRefused, message: "the plugin was not reloaded: \(error.message)", for: runningManifest, underlying: error)
         }
+    }
+
+    /// ``reload(pluginID:in:)`` for a plugin whose first load failed: its manifest read again (it must keep what a
+    /// reload keeps), then the first load again, in process or in a sandbox. It has no performers yet; commits from
+    /// now on make them.
+    /// - Returns: The reload, with nothing re-created.
+    /// - Throws: ``PluginError``: why it still does not load (remembered, as a first load's failure is).
+    private func retryFirstLoad(of id: String) throws(PluginError) -> PluginReload? {
+        guard let catalogued = catalog.plugin(id: id) else { return nil }
+        let manifest = try rereadManifest(catalogued)
+        loaded[id] = nil
+        updateDeclarations(of: id, to: manifest)
+        do throws(PluginError) {
+            try prepare(manifest)
+        } catch {
+            updateDeclarations(of: id, to: catalogued)
+            throw error
+        }
+        let library: (path: String, sha256: String)
+        switch loaded[id] {
+        case .library(let loaded, _)?: library = (loaded.resolvedPath, loader.sha256(of: loaded, manifest: manifest) ?? "")
+        case .isolated(let plugin)?: library = (plugin.library.path, plugin.library.sha256)
+        case .failed?, nil: return nil
+        }
+        return PluginReload(
+            pluginID: id, manifest: manifest.url, libraryPath: library.path, sha256: library.sha256, isNewLibrary: true,
+            recreation: PerformerRecreation())
     }
 
     /// Step 1 of a reload: the manifest read again from its file, and checked against the running one.

@@ -308,11 +308,12 @@ final class SceneRunner {
                             "frame \(point.frame) (t = \(JSONText.number(point.time)) s): after plugin \(reload.pluginID) was reloaded, \(failure)",
                             underlying: failure))
                 }
-            case .refused(let pluginID, let error):
+            case .refused(let pluginID, let error, let wasLoaded):
+                let outcome = wasLoaded ? "was not reloaded, its old code keeps running" : "still does not load (its first load failed)"
                 report(
                     MotionHostError(
                         .reloadFailed,
-                        "frame \(point.frame) (t = \(JSONText.number(point.time)) s): plugin \(pluginID) was not reloaded, its old code keeps running: \(error)",
+                        "frame \(point.frame) (t = \(JSONText.number(point.time)) s): plugin \(pluginID) \(outcome): \(error)",
                         underlying: error))
             }
         }
