@@ -242,3 +242,105 @@ import Testing
         )
     }
 }
+
+/// Hot reload of an isolated plugin: a new sandbox for the new library, the performers switched to it, the old
+/// sandbox ended.
+@Suite struct IsolatedHotReloadTests {
+    /// The children of a process, from `/proc/PID/task/*/children`, each with its state letter (`Z`: a zombie) and
+    /// command name.
+    static func children(of pid: pid_t) -> [(pid: pid_t, state: String, name: String)] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var result: [(pid: pid_t, state: String, name: String)] = []
+        for task in tasks {
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            for field in text.split(separator: " ") {
+                guard let child = pid_t(field.trimmingCharacters(in: .whitespacesAndNewlines)) else { continue }
+                let stat = (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)) ?? ""
+                // "PID (comm) STATE ...": the name may hold spaces, the state follows the last ")".
+                guard let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
+                let name = String(stat[stat.index(after: open)..<close])
+                let state = String(stat[stat.index(close, offsetBy: 2)...].prefix(1))
+                result.append((child, state, name))
+            }
+        }
+        return result
+    }
+
+    /// Waits (polling, up to 10 s) until `serve` has exactly one child, a running sandbox other than `other`.
+    static func waitForOneSandbox(of pid: pid_t, other: pid_t? = nil) -> [(pid: pid_t, state: String, name: String)] {
+        let deadline = Date().addingTimeInterval(10)
+        var found = children(of: pid)
+        while Date() < deadline {
+            found = children(of: pid)
+            if found.count == 1, found[0].state != "Z", found[0].pid != other { break }
+            usleep(20_000)
+        }
+        return found
+    }
+
+    @Test func anIsolatedPluginReloadsInANewSandboxAndTheOldOneEnds() throws {
+        let folder = try HotReloadTests.PluginFolder()
+        let serve = try ServeProcess(
+            ["scene.json", "--plugin-path", ".", "--watch", "--isolate", "org.example.reloadable", "--output", folder.output.path],
+            in: folder.url)
+        _ = try #require(folder.waitForValue("level", 5), "the first build never set level: \(serve.standardErrorText)")
+        let first = Self.waitForOneSandbox(of: serve.process.processIdentifier)
+        try #require(first.count == 1, "serve's children before the reload: \(first)")
+        #expect(first[0].name == "motion-sandbox")
+
+        try folder.install(offset: 100)
+        let reload = try #require(folder.waitForLine { $0["reload"] != nil }, "no reload line: \(serve.standardErrorText)")
+        #expect(reload["reload"] as? String == "org.example.reloadable")
+        #expect(reload["library"] as? String == folder.library.resolvingSymlinksInPath().path)
+        #expect(reload["performers"] as? Int == 1)
+        #expect(reload["plans"] as? Int == 2)
+        #expect(reload["failures"] as? Int == 0)
+        let reloadFrame = try #require(reload["frame"] as? Int)
+        // The new sandbox's code runs both re-added plans, the named one by name, from the values the old one left.
+        let after = try #require(folder.waitForValue("level", 105, after: reloadFrame - 1))
+        #expect(((after["changes"] as? [String: Any])?["t"] as? [String: Any])?["other"] as? Double == 107)
+        // One child: the new sandbox; the old one was reaped (no zombie).
+        let second = Self.waitForOneSandbox(of: serve.process.processIdentifier, other: first[0].pid)
+        #expect(second.count == 1 && second[0].pid != first[0].pid && second[0].state != "Z", "serve's children after the reload: \(second)")
+
+        // A build whose entry refuses: its sandbox is ended, the running one keeps the old code, and an error line says why.
+        try folder.install(offset: 200, refuses: true)
+        let error = try #require(folder.waitForLine { $0["error"] != nil }, "no error line: \(serve.standardErrorText)")
+        let message = try #require(error["error"] as? String)
+        #expect(message.contains("plugin org.example.reloadable was not reloaded, its old code keeps running"))
+        #expect(message.contains("motion_plugin_entry returned NULL"))
+        let third = Self.waitForOneSandbox(of: serve.process.processIdentifier)
+        #expect(third.count == 1 && third[0].pid == second[0].pid, "serve's children after a refused reload: \(third)")
+        let state = try serve.connect().request("GET", "/state", host: serve.host)
+        #expect(state.text.contains(#""t":{"level":105,"other":107}"#))
+        #expect(serve.stop(signal: SIGTERM) == 0)
+        #expect(folder.lines().filter { $0["reload"] != nil }.count == 1)
+    }
+}
+
+extension HotReloadTests {
+    @Test(arguments: [false, true])
+    func aPluginWhoseFirstLoadFailedLoadsOnceItsLibraryIsFixed(isolated: Bool) throws {
+        let folder = try PluginFolder()
+        try folder.install(offset: 0, refuses: true)
+        let serve = try ServeProcess(
+            ["scene.json", "--plugin-path", ".", "--watch", "--output", folder.output.path]
+                + (isolated ? ["--isolate", "org.example.reloadable"] : []), in: folder.url)
+        // The scene's transaction fails: the entry refuses.
+        let refused = try #require(folder.waitForLine { $0["error"] != nil }, "no error line: \(serve.standardErrorText)")
+        #expect((refused["error"] as? String)?.contains("motion_plugin_entry returned NULL") == true, "\(refused)")
+
+        try folder.install(offset: 100)
+        let reload = try #require(folder.waitForLine { $0["reload"] != nil }, "no reload line: \(serve.standardErrorText)")
+        #expect(reload["reload"] as? String == "org.example.reloadable")
+        #expect(reload["performers"] as? Int == 0)
+        #expect(reload["library"] as? String == folder.library.resolvingSymlinksInPath().path)
+        // Plans committed from now on run the fixed build.
+        let committed = try serve.connect().request(
+            "POST", "/transactions", host: serve.host, headers: ["Content-Type": "application/json"],
+            body: Array(#"{"operations": [{"op": "add", "target": "t", "plan": {"type": "Step", "property": "level", "value": 5}}]}"#.utf8))
+        #expect(committed.status == 200, "\(committed.text)")
+        _ = try #require(folder.waitForValue("level", 105), "the fixed build did not run the plan: \(serve.standardErrorText)")
+        #expect(serve.stop(signal: SIGTERM) == 0)
+    }
+}

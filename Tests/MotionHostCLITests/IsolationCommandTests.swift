@@ -61,6 +61,45 @@ struct IsolationCommandTests {
     }
 }
 
+/// `"onCrash": "restart"` in a run: the crash is an `error` line at its frame, and a new sandbox goes on with the
+/// performers re-created and their plans given again (R43).
+@Suite("A restarted sandbox in motion-host run")
+struct IsolationRestartCommandTests {
+    @Test func aCrashedPluginIsRestartedWithItsPlansAndTheRunGoesOn() throws {
+        let folder = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scene = """
+            {"sceneVersion":1,"name":"restart","frameRate":60,"duration":0.1,
+             "targets":[{"name":"a","properties":{"n":-1}},{"name":"b","properties":{"n":-1}}],
+             "transactions":[{"at":0,"operations":[
+               {"op":"add","target":"a","plan":{"type":"Fault","atFrame":2,"fault":"segv"}},
+               {"op":"addNamed","target":"b","name":"steady","plan":{"type":"Fault","atFrame":-1}}]}]}
+            """
+        try Data(scene.utf8).write(to: folder.appendingPathComponent("scene.json"))
+        try Data(#"{"configurationVersion": 1, "plugins": {"*": {"isolation": "process", "onCrash": "restart", "maxRestarts": 1}}}"#.utf8)
+            .write(to: folder.appendingPathComponent("host.json"))
+        let result = try MotionHost.runScene([
+            folder.appendingPathComponent("scene.json").path, "--config", folder.appendingPathComponent("host.json").path,
+        ])
+        #expect(result.status == 2, "\(result.standardError)")
+        let lines = try result.jsonLines()
+        let errors = lines.compactMap { $0["error"] as? String }
+        #expect(errors.count == 1, "\(errors)")
+        #expect(
+            errors.first?.contains(
+                "in update at frame 2, its sandbox was killed by signal 11 (SIGSEGV); its performers Faulty@a, Faulty@b (targets a, b) stopped; a new sandbox re-created them and re-added their 2 plans (onCrash: restart)"
+            ) == true, "\(errors)")
+        // Both performers write their frame's index into n on every frame, before and after the restart.
+        for target in ["a", "b"] {
+            let frames = lines.compactMap { line -> Int? in
+                guard let changes = line["changes"] as? [String: Any], (changes[target] as? [String: Any])?["n"] != nil else { return nil }
+                return line["frame"] as? Int
+            }
+            #expect(frames == [0, 1, 3, 4, 5, 6], "\(target): \(frames)")
+        }
+    }
+}
+
 /// `plugins validate --isolate`: the plan checks run with the plugin in a sandbox, so a crash there fails one check
 /// and the others still run.
 @Suite("plugins validate --isolate")

@@ -36,4 +36,27 @@ import Testing
         try Data("4".utf8).write(to: library)
         #expect(watcher.changedPlugins() == ["p"])
     }
+
+    @Test func aFolderMadeAfterTheWatchStartedIsWatchedOnceItIsThere() throws {
+        let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("watcher-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        // The build folder does not exist yet: watching does not fail, and nothing is reported.
+        let folder = root.appendingPathComponent("build/debug")
+        let library = folder.appendingPathComponent("libp.so")
+        let watcher = try PluginWatcher()
+        try watcher.watch(pluginID: "p", files: [library])
+        #expect(try Self.watchCount(watcher.fd) == 0)
+        #expect(watcher.changedPlugins().isEmpty)
+        // The folder is made, empty: watched now, but there is no library to report yet.
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        #expect(watcher.changedPlugins().isEmpty)
+        #expect(try Self.watchCount(watcher.fd) == 1)
+        // The linker renames the library into place.
+        let staged = folder.appendingPathComponent(".libp.so.tmp")
+        try Data("1".utf8).write(to: staged)
+        #expect(rename(staged.path, library.path) == 0)
+        #expect(watcher.changedPlugins() == ["p"])
+        #expect(try Self.watchCount(watcher.fd) == 1)
+    }
 }

@@ -280,4 +280,48 @@ struct ReloadableBuilds {
         #expect(host.codeFiles(ofPlugin: manifest.id)?.library == running.library)
         #expect(scene.target("t")?["level"] == PropertyValue(0.25))  // the re-added plan, called in the new copy
     }
+
+    @Test func anEmissionQueuedByAReplacedPerformerIsPerformedBeforeTheReload() throws {
+        // LateCalls' EmitFromThread emits from a thread of its own, so the host queues it for the next turn; the
+        // performer that emitted it is then replaced by a reload before that turn.
+        let root = TemporaryFolder()
+        let folder = root.folder("plugins")
+        chmod(folder.path, 0o755)
+        let products = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let built = try Data(contentsOf: products.appendingPathComponent("libFixtureLateCalls.so"))
+        let library = folder.appendingPathComponent("libFixtureLateCalls.so")
+        try built.write(to: library)
+        chmod(library.path, 0o755)
+        let manifestURL = folder.appendingPathComponent("late-calls.json")
+        try Data(contentsOf: ReloadableBuilds.packageRoot.appendingPathComponent("Tests/Fixtures/plugins/emissions/late-calls.json"))
+            .write(to: manifestURL)
+        let testPerformers = try PluginManifest.load(
+            contentsOf: ReloadableBuilds.packageRoot.appendingPathComponent("Tests/Fixtures/plugins/test-performers.json"))
+        let manifest = try PluginManifest.load(contentsOf: manifestURL)
+        let host = PluginHost(
+            catalog: PluginCatalog(plugins: [manifest, testPerformers]), loader: LibraryLoader(extraLibraryDirectories: [products]),
+            logSink: { _, _ in })
+        let scene = Scene()
+        scene.addTarget("t", properties: ["x": PropertyValue(0)])
+        let scheduler = Scheduler(scene: scene, registry: host)
+        scheduler.recordsPlansForRecreation = true
+        let emitted: JSONValue = ["operations": [["op": "add", "target": "t", "plan": ["type": "SetValue", "property": "x", "value": 3]]]]
+        var transaction = Transaction()
+        transaction.add(Plan(type: "EmitFromThread", fields: ["transaction": emitted]), to: "t")
+        try scheduler.commit(transaction)
+        #expect(scene.target("t")?["queuedStatus"] == PropertyValue(0))  // MOTION_OK: queued
+        #expect(scene.target("t")?["x"] == PropertyValue(0))
+
+        let staged = folder.appendingPathComponent(".next")
+        try (built + Data("next build".utf8)).write(to: staged)
+        chmod(staged.path, 0o755)
+        #expect(rename(staged.path, library.path) == 0)
+        let reload = try #require(try host.reload(pluginID: manifest.id, in: scheduler))
+        #expect(reload.recreation.recreated.map(\.description) == ["LateCaller@t"])
+        // The queued transaction was performed by the old performer before it was replaced (after, R43 drops a
+        // replaced performer's emissions: work such as a timer thread's would be lost). Here the new performer, given
+        // the plan again, emits once more, so only the order tells.
+        #expect(scene.target("t")?["x"] == PropertyValue(3))
+        #expect(host.takePendingWorkFailures().isEmpty)
+    }
 }

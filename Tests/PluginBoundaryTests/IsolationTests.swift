@@ -190,6 +190,8 @@ struct IsolatedRestartTests {
         let host = try host(["faults.json"])
         let scene = Scene(targets: ["f", "g"])
         let scheduler = Scheduler(scene: scene, registry: host)
+        #expect(host.keepsPlansForRestarts)
+        scheduler.recordsPlansForRecreation = true
         try scheduler.commit(
             Transaction([
                 .add(Plan(type: "Fault", fields: ["atFrame": 2, "fault": "segv"]), target: "f"),
@@ -198,13 +200,14 @@ struct IsolatedRestartTests {
         var failures: [PluginFailure] = []
         for i in 0..<6 {
             scheduler.advanceFrame(to: Double(i) / 60)
-            failures += host.takeFailures()
+            failures += host.takeFailures(restartingIn: scheduler)
         }
         let failure = try #require(failures.first)
         #expect(failures.count == 1)
         #expect(failure.isRestarted)
+        #expect(failure.readdedPlanCount == 2)
         #expect(failure.performers == ["Faulty@f", "Faulty@g"])
-        #expect(failure.description.contains("a new sandbox re-created them and re-added their plans (onCrash: restart)"))
+        #expect(failure.description.contains("a new sandbox re-created them and re-added their 2 plans (onCrash: restart)"))
         // Re-created with its plan (atFrame 2, in the past now): both write n every frame again, holding a token each.
         #expect(scene.target("f")?["n"] == 5)
         #expect(scene.target("g")?["n"] == 5)
@@ -215,16 +218,19 @@ struct IsolatedRestartTests {
     func restartsAreCounted() throws {
         let host = try host(["crash-on-create.json"], maxRestarts: 2)
         let scheduler = Scheduler(scene: Scene(targets: ["a"]), registry: host)
+        scheduler.recordsPlansForRecreation = true
         var messages: [String] = []
+        var failures: [PluginFailure] = []
         for _ in 0..<4 {
             do { try scheduler.commit(Transaction([.add(Plan(type: "CrashOnCreate"), target: "a")])) } catch { messages.append(error.message) }
+            failures += host.takeFailures(restartingIn: scheduler)
         }
         #expect(messages.count == 4)
-        #expect(messages[0].contains("a new one was started (restart 1 of 2)"), "\(messages[0])")
-        #expect(messages[1].contains("a new one was started (restart 2 of 2)"), "\(messages[1])")
+        #expect(messages[0].contains("a new one takes over after this commit or frame (restart 1 of 2, onCrash: restart)"), "\(messages[0])")
+        #expect(messages[1].contains("a new one takes over after this commit or frame (restart 2 of 2, onCrash: restart)"), "\(messages[1])")
         #expect(messages[2].contains("its plan types are not performed any more in this run"), "\(messages[2])")
         #expect(messages[3].contains("its plan types are not performed any more in this run"))
-        #expect(host.takeFailures().map(\.isRestarted) == [true, true, false])
+        #expect(failures.map(\.isRestarted) == [true, true, false])
     }
 }
 

@@ -858,6 +858,9 @@ struct PlanLog {
 
 /// What ``Scheduler/recreatePerformers(of:)`` did (R43).
 public struct PerformerRecreation: CustomStringConvertible {
+    /// Nothing re-created (a host's reload of a plugin that had no performers).
+    public init() {}
+
     /// The performers that were replaced by new ones, in creation order.
     public var recreated: [PerformerDescription] = []
     /// How many plans were given again to the new performers.

@@ -79,11 +79,17 @@ func system_sharedMemory(named name: String, size: Int) throws(Errno) -> Int32 {
     return fd
 }
 
-/// Maps `size` bytes of `fd` shared, readable and writable. Wraps `mmap(2)`; the mapping is never unmapped.
+/// Maps `size` bytes of `fd` shared, readable and writable. Wraps `mmap(2)`; ``system_unmap(_:size:)`` ends the
+/// mapping.
 func system_mapShared(_ fd: Int32, size: Int) throws(Errno) -> UnsafeMutableRawPointer {
     let address = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
     guard let address, address != MAP_FAILED else { throw Errno.current }
     return address
+}
+
+/// Ends a mapping made by ``system_mapShared(_:size:)``; nothing may touch it afterwards. Wraps `munmap(2)`.
+func system_unmap(_ address: UnsafeMutableRawPointer, size: Int) {
+    munmap(address, size)
 }
 
 /// Starts `path` with `environment` (`NAME=value` strings) and descriptors `given[i]` as descriptor `3 + i`, standard input from `/dev/null` and standard

@@ -13,9 +13,6 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
     let slot: UInt32
     let className: String
     private var buffer: [UInt8] = []
-    /// The plans this performer holds, for a restarted sandbox (`"onCrash": "restart"`): plain plans in the order
-    /// they were added, and named plans by name, each replaced by a later add of its name and gone once removed.
-    private var plans: [(name: String?, plan: Plan)] = []
     /// Whether `create_performer` succeeded (a proxy whose creation failed is deinitialized too, and must not ask
     /// the sandbox to destroy a performer it never made).
     private var isCreated = false
@@ -43,7 +40,6 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
             throw error
         }
         isCreated = true
-        plugin.created(self)
     }
 
     /// `create_performer` in the sandbox.
@@ -68,32 +64,6 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         }
     }
 
-    /// Creates this performer again in a restarted sandbox and hands it its current plans, named plans by name.
-    /// A refusal now is logged; a crash is the new sandbox's failure (``IsolatedPlugin``).
-    func recreate() {
-        do {
-            try Self.create(plugin: plugin, slot: slot, className: className, context: context)
-            for (name, plan) in plans {
-                try plan.writeJSON(into: &buffer)
-                defer { buffer.removeAll(keepingCapacity: true) }
-                var out = WireWriter()
-                out.u32(slot)
-                if let name { out.string(name) }
-                buffer.withUnsafeBytes { out.data($0) }
-                prefetch(for: plan, into: &out)
-                try check(
-                    try request(name == nil ? .addPlan : .addNamedPlan, name == nil ? "add_plan" : "add_named_plan", out), "add_plan", plan.type)
-            }
-        } catch {
-            PluginLog.routing(plugin.logRoute) {
-                PluginLog.write(
-                    .warning,
-                    "\(plugin.name): after its sandbox was restarted, \(className)@\(String(cString: context.targetName)) could not be re-created with its plans: \(error)"
-                )
-            }
-        }
-    }
-
     deinit {
         if isCreated, plugin.failure == nil {
             var out = WireWriter()
@@ -114,7 +84,6 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         buffer.withUnsafeBytes { out.data($0) }
         prefetch(for: plan, into: &out)
         try check(try request(.addPlan, "add_plan", out), "add_plan", plan.type)
-        if plugin.settings.onCrash == .restart { plans.append((nil, plan)) }
     }
 
     func addPlan(_ plan: Plan, named name: String) throws {
@@ -126,10 +95,6 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         buffer.withUnsafeBytes { out.data($0) }
         prefetch(for: plan, into: &out)
         try check(try request(.addNamedPlan, "add_named_plan", out), "add_named_plan", plan.type)
-        if plugin.settings.onCrash == .restart {
-            plans.removeAll { $0.name == name }
-            plans.append((name, plan))
-        }
     }
 
     /// The target's current values of the properties the plan names (string fields such as a Tween's
@@ -159,7 +124,6 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         out.u32(slot)
         out.string(name)
         try check(try request(.removeNamedPlan, "remove_named_plan", out), "remove_named_plan", nil)
-        plans.removeAll { $0.name == name }
     }
 
     func update(frame: Frame) {

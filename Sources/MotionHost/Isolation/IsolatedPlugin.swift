@@ -24,8 +24,33 @@ public struct PluginFailure: Sendable, Hashable, CustomStringConvertible {
     /// Their targets, each once, in the same order.
     public let targets: [String]
     /// Whether the host started a new sandbox for the plugin (`"onCrash": "restart"`), which re-created these
-    /// performers.
+    /// performers (``Scheduler/recreatePerformers(of:)``, R43).
     public let isRestarted: Bool
+    /// With ``isRestarted``: the plans the new sandbox's performers were given again; else 0.
+    public let readdedPlanCount: Int
+
+    /// A failure from its parts (the host makes them; public for tests of what reports them).
+    public init(
+        pluginID: String, manifest: URL, cause: String, call: String?, frame: Int?, performers: [String], targets: [String],
+        isRestarted: Bool = false, readdedPlanCount: Int = 0
+    ) {
+        self.pluginID = pluginID
+        self.manifest = manifest
+        self.cause = cause
+        self.call = call
+        self.frame = frame
+        self.performers = performers
+        self.targets = targets
+        self.isRestarted = isRestarted
+        self.readdedPlanCount = readdedPlanCount
+    }
+
+    /// The same failure with another cause, or marked restarted with the plans re-added.
+    func with(cause: String? = nil, restartedReadding plans: Int? = nil) -> PluginFailure {
+        PluginFailure(
+            pluginID: pluginID, manifest: manifest, cause: cause ?? self.cause, call: call, frame: frame, performers: performers,
+            targets: targets, isRestarted: plans != nil, readdedPlanCount: plans ?? 0)
+    }
 
     /// One line: who, what, where, and what it affected.
     public var description: String {
@@ -35,7 +60,7 @@ public struct PluginFailure: Sendable, Hashable, CustomStringConvertible {
         let targetText = targets.isEmpty ? "" : " (targets \(targets.joined(separator: ", ")))"
         let after =
             isRestarted
-            ? "a new sandbox re-created them and re-added their plans (onCrash: restart)"
+            ? "a new sandbox re-created them and re-added their \(readdedPlanCount) plan\(readdedPlanCount == 1 ? "" : "s") (onCrash: restart)"
             : "their is-active tokens were ended and later plans of its types fail"
         return
             "plugin \(pluginID) (\(manifest.relativePath)): \(whereText)\(frameText), its sandbox \(cause); \(ended)\(targetText) stopped; \(after); the other performers go on"
@@ -55,8 +80,10 @@ public struct PluginFailure: Sendable, Hashable, CustomStringConvertible {
 /// host's, as in process.
 ///
 /// A failure (the sandbox dies, sends something malformed, or does not answer within the plugin timeout and is
-/// killed) is contained: the plugin's performers' tokens are ended, a ``PluginFailure`` is recorded for the
-/// ``PluginHost`` to report, and every later call fails with ``PluginError/Code/sandboxFailed``.
+/// killed) is contained: the process is reaped and its shared memory unmapped, the plugin's performers' tokens are
+/// ended, a ``PluginFailure`` is recorded for the ``PluginHost`` to report, and every later call fails with
+/// ``PluginError/Code/sandboxFailed``. One object is one sandbox: a restart (`"onCrash": "restart"`) or a hot reload
+/// is a new ``IsolatedPlugin`` that the host switches the plugin's performers to (``PluginHost``, R43).
 ///
 /// Thread rule: the scheduler's thread (every ``FrameBatch`` and proxy call); the second channel's thread only
 /// reads ``sharedContexts`` and sets ``diedOnItsOwn``.
@@ -87,17 +114,10 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     /// Set by the plugin threads' channel when the sandbox closed it (it died between the host's calls); a new one
     /// for each sandbox.
     private var diedOnItsOwn = ProcessLock(false)
-    /// The loader the sandboxes are started with (a restart starts another).
-    private let loader: LibraryLoader
-    /// The performers by slot, to re-create after a restart (``IsolatedPerformer/recreate()``).
-    private var performers: [WeakPerformer] = []
-    /// How many times a new sandbox was started (`"onCrash": "restart"`).
-    private(set) var restarts = 0
-
-    private final class WeakPerformer {
-        weak var performer: IsolatedPerformer?
-        init(_ performer: IsolatedPerformer?) { self.performer = performer }
-    }
+    /// How many sandboxes of this plugin failed and were restarted before this one (`"onCrash": "restart"`).
+    let restarts: Int
+    /// The library the sandbox loaded: its canonical path, SHA-256 (64 lowercase hex) and file identity.
+    private(set) var library = (path: "", sha256: "", device: UInt64(0), inode: UInt64(0))
     private var sceneKeys: [ObjectIdentifier: (scene: WeakScene, key: UInt32)] = [:]
     private var nextSceneKey: UInt32 = 0
     /// The failure that ended the sandbox, once there is one.
@@ -126,15 +146,17 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     /// Starts a sandbox for `manifest`'s plugin and has it load the library: trust checks, sealed copy, entry, ABI.
     /// - Throws: ``PluginError``: what the sandbox's checks found (the same code and message as in process), or
     ///   `.loadFailed` when the sandbox cannot be started.
-    init(manifest: PluginManifest, loader: LibraryLoader, settings: PluginIsolation, timeout: Double?, logSink: PluginLog.Sink?)
-        throws(PluginError)
-    {
+    /// - Parameter restarts: How many of the plugin's sandboxes failed and were restarted before this one.
+    init(
+        manifest: PluginManifest, loader: LibraryLoader, settings: PluginIsolation, timeout: Double?, logSink: PluginLog.Sink?,
+        restarts: Int = 0
+    ) throws(PluginError) {
         self.manifest = manifest
         self.settings = settings
         self.timeout = timeout
         self.logRoute = PluginLogRoute(sink: logSink)
         self.name = "\(manifest.id) (\(manifest.url.relativePath))"
-        self.loader = loader
+        self.restarts = restarts
         try start(loader: loader)
     }
 
@@ -161,7 +183,7 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         let died = ProcessLock(false)
         diedOnItsOwn = died
         started.requests.isPeerGone = { died.withLock { $0 } }
-        startOtherThreadsChannel(started.otherThreads, memory: started.memory)
+        startOtherThreadsChannel(started.otherThreads, memory: started.memory, ended: started.otherThreadsEnded)
         var out = WireWriter()
         out.string(manifest.url.path)
         let libraryPaths = loader.configuration.libraryPaths
@@ -186,9 +208,11 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             throw PluginError(code: code, message: message, for: manifest)
         }
         guard let id = reply.string(), let abi = reply.u32(), let frames = reply.bool(), let many = reply.bool(),
-            let deviceMotion = reply.bool(), let problems = strings(&reply), let mismatches = strings(&reply)
+            let deviceMotion = reply.bool(), let problems = strings(&reply), let mismatches = strings(&reply),
+            let path = reply.string(), let sha256 = reply.string(), let device = reply.u64(), let inode = reply.u64()
         else { throw malformed("load") }
         (pluginID, hasFrames, hasUpdateMany, hasDeviceMotion) = (id, frames, many, deviceMotion)
+        library = (path, sha256, device, inode)
         _ = abi
         extensionProblems = problems
         capabilityMismatches = mismatches
@@ -208,15 +232,26 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         fail(.malformed("a reply to \(what)"), in: what)
     }
 
-    /// Ends the sandbox without a failure (the host is done with it, or refused its plugin). Its performers were
-    /// destroyed already (each proxy's deinit), so nothing of the plugin's is left to lose.
-    private func shutDown() {
+    /// Ends the sandbox without a failure (the host is done with it, refused its plugin, or switched the plugin's
+    /// performers to a new sandbox): the process is killed and reaped, its shared memory unmapped. Its performers were
+    /// destroyed already (each proxy's deinit, or R43's switch), so nothing of the plugin's is left to lose; calls
+    /// after it fail.
+    func shutDown() {
         guard let process else { return }
-        system_kill(process.pid)
-        process.close()
-        _ = system_waitForExit(process.pid)
         self.process = nil
+        process.end()
     }
+
+    /// The sandbox's process id and the host's address of its shared memory while it runs (for tests, which check
+    /// that an ended sandbox is reaped and its mapping gone).
+    var sandboxProcess: (pid: pid_t, sharedMemory: UnsafeMutableRawPointer)? { process.map { ($0.pid, $0.memory.base) } }
+
+    /// Whether a performer made in this sandbox is still in use (not destroyed, not failed).
+    var hasLivePerformers: Bool { contexts.contains { $0.isLive } }
+
+    /// Whether this sandbox failed and the configuration asks for a new one (`"onCrash": "restart"`, fewer than
+    /// `maxRestarts` so far).
+    var isRestartDue: Bool { failure != nil && settings.onCrash == .restart && restarts < settings.maxRestarts }
 
     // MARK: Performers
 
@@ -224,14 +259,10 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     func register(_ context: HostContext, description: String) -> UInt32 {
         let slot = UInt32(contexts.count)
         contexts.append(context)
-        performers.append(WeakPerformer(nil))
         performerNames.append(description)
         sharedContexts.withLock { $0.append(context) }
         return slot
     }
-
-    /// Records the proxy of a created performer, for a restart to re-create it.
-    func created(_ performer: IsolatedPerformer) { performers[Int(performer.slot)].performer = performer }
 
     /// The sandbox's key for a scene: property ids are interned per scene, and the sandbox caches them per key.
     func sceneKey(for scene: Scene) -> UInt32 {
@@ -434,7 +465,7 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
 
     /// Serves the plugin's own threads: their thread-safe calls, on a thread of the host's, until the sandbox
     /// closes the channel (it ended).
-    private func startOtherThreadsChannel(_ channel: SandboxChannel, memory: SandboxSharedMemory) {
+    private func startOtherThreadsChannel(_ channel: SandboxChannel, memory: SandboxSharedMemory, ended: DispatchSemaphore) {
         let shared = sharedContexts
         let died = diedOnItsOwn
         let thread = Thread {
@@ -456,6 +487,8 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             // The scheduler's thread may be waiting for the sandbox's reply: end that wait now.
             cmotionhost_ring_interrupt(memory.sandboxToHost)
             system_close(channel.fd)
+            // Its last touch of the shared memory: from here ``SandboxProcess/end()`` may unmap it.
+            ended.signal()
         }
         thread.name = "motion sandbox \(manifest.id)"
         thread.start()
@@ -465,10 +498,14 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
 
     /// The error every call gets once the sandbox has failed.
     private func error(for failure: PluginFailure) -> PluginError {
-        PluginError(
+        let after =
+            isRestartDue
+            ? "a new one takes over after this commit or frame (restart \(restarts + 1) of \(settings.maxRestarts), onCrash: restart)"
+            : "its plan types are not performed any more in this run"
+        return PluginError(
             code: .sandboxFailed,
             message:
-                "\(failure.call.map { "in \($0)" } ?? "outside any call from the host")\(failure.frame.map { " at frame \($0)" } ?? ""), the plugin's sandbox \(failure.cause); its plan types are not performed any more in this run",
+                "\(failure.call.map { "in \($0)" } ?? "outside any call from the host")\(failure.frame.map { " at frame \($0)" } ?? ""), the plugin's sandbox \(failure.cause); \(after)",
             for: manifest)
     }
 
@@ -479,10 +516,8 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         if let failure { return error(for: failure) }
         var cause: String
         if let process {
-            system_kill(process.pid)
-            let status = system_waitForExit(process.pid)
-            process.close()
             self.process = nil
+            let status = process.end()
             switch problem {
             case .timedOut(let seconds):
                 cause = "did not answer within \(JSONText.number(seconds)) s (--plugin-timeout) and was killed"
@@ -507,51 +542,12 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             let target = String(cString: context.targetName)
             if !targets.contains(target) { targets.append(target) }
         }
-        let restarting = settings.onCrash == .restart && restarts < settings.maxRestarts
+        // A restart (`"onCrash": "restart"`) is the host's: a new sandbox, the performers switched to it (R43).
         let failure = PluginFailure(
-            pluginID: manifest.id, manifest: manifest.url, cause: cause, call: call, frame: lastFrame, performers: ended, targets: targets,
-            isRestarted: restarting)
-        guard restarting else {
-            self.failure = failure
-            onFailure?(failure)
-            return error(for: failure)
-        }
+            pluginID: manifest.id, manifest: manifest.url, cause: cause, call: call, frame: lastFrame, performers: ended, targets: targets)
+        self.failure = failure
         onFailure?(failure)
-        let error = PluginError(
-            code: .sandboxFailed,
-            message:
-                "\(call.map { "in \($0)" } ?? "outside any call from the host")\(lastFrame.map { " at frame \($0)" } ?? ""), the plugin's sandbox \(cause); a new one was started (restart \(restarts + 1) of \(settings.maxRestarts))",
-            for: manifest)
-        restart()
-        return error
-    }
-
-    /// `"onCrash": "restart"`: a new sandbox loads the plugin again, and each performer that existed is created
-    /// again in it and handed its current plans (``IsolatedPerformer/recreate()``). A failure while doing so is
-    /// a failure of the new sandbox, restarted in turn until ``PluginIsolation/maxRestarts``.
-    private func restart() {
-        restarts += 1
-        do {
-            try start(loader: loader)
-        } catch {
-            if process != nil {
-                fail(.malformed("its restart: \(error.message)"), in: "motion_plugin_entry (in its new sandbox)")
-            } else {
-                let failure = PluginFailure(
-                    pluginID: manifest.id, manifest: manifest.url, cause: "could not be started again: \(error.message)", call: nil,
-                    frame: lastFrame, performers: [], targets: [], isRestarted: false)
-                self.failure = failure
-                onFailure?(failure)
-            }
-            return
-        }
-        let generation = restarts
-        for entry in performers {
-            guard let performer = entry.performer, performer.context.isLive else { continue }
-            performer.recreate()
-            // It failed again (and was restarted, or not): that restart re-created the rest.
-            if restarts != generation || failure != nil { return }
-        }
+        return error(for: failure)
     }
 
     /// Finds a death between calls (reported by the plugin threads' channel) and contains it.
@@ -591,6 +587,9 @@ final class SandboxProcess {
     let requests: SandboxChannel
     let otherThreads: SandboxChannel
     let memory: SandboxSharedMemory
+    /// Signalled by the thread that serves the plugin's own threads once it has stopped for good (its last touch of
+    /// ``memory`` is the ring interrupt it makes as it ends).
+    let otherThreadsEnded = DispatchSemaphore(value: 0)
 
     init(executable: String, pluginID: String) throws(Errno) {
         let (requestsHost, requestsSandbox) = try system_socketpair()
@@ -601,7 +600,8 @@ final class SandboxProcess {
             system_close(otherSandbox)
             system_close(shared)
         }
-        memory = SandboxSharedMemory(base: try system_mapShared(shared, size: SandboxSharedMemory.size))
+        let base = try system_mapShared(shared, size: SandboxSharedMemory.size)
+        memory = SandboxSharedMemory(base: base)
         // The host's environment, but no Swift backtracer: a crashing plugin ends its sandbox at once (the filter
         // would refuse to start swift-backtrace anyway), and the host reports the signal.
         var environment = ProcessInfo.processInfo.environment
@@ -613,15 +613,33 @@ final class SandboxProcess {
             let signals = "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigill=0:handle_sigfpe=0"
             environment[name] = environment[name].map { "\($0):\(signals)" } ?? signals
         }
-        pid = try system_spawn(
-            executable, arguments: [pluginID], environment: environment.map { "\($0.key)=\($0.value)" },
-            given: [requestsSandbox, otherSandbox, shared])
+        do {
+            pid = try system_spawn(
+                executable, arguments: [pluginID], environment: environment.map { "\($0.key)=\($0.value)" },
+                given: [requestsSandbox, otherSandbox, shared])
+        } catch {
+            system_unmap(base, size: SandboxSharedMemory.size)
+            system_close(requestsHost)
+            system_close(otherHost)
+            throw error
+        }
         requests = SandboxChannel(
             fd: requestsHost, rings: (send: memory.hostToSandbox, receive: memory.sandboxToHost), ringCapacity: SandboxSharedMemory.ringCapacity,
             spinNanoseconds: SandboxSharedMemory.spinNanoseconds)
         otherThreads = SandboxChannel(fd: otherHost)
     }
 
-    /// Closes the requests channel (the plugin threads' channel is closed by its thread when the sandbox ends).
-    func close() { system_close(requests.fd) }
+    /// Ends the sandbox: SIGKILL, the requests channel closed, the process reaped (no zombie); then, once the thread
+    /// serving the plugin's own threads has seen its channel close (it closes that end itself), the shared memory
+    /// (about 13 MB) is unmapped. If that thread does not stop within 5 s the mapping is left, never unmapped under
+    /// it.
+    /// - Returns: The process's raw wait status, or `nil`.
+    @discardableResult
+    func end() -> Int32? {
+        system_kill(pid)
+        system_close(requests.fd)
+        let status = system_waitForExit(pid)
+        if otherThreadsEnded.wait(timeout: .now() + 5) == .success { system_unmap(memory.base, size: SandboxSharedMemory.size) }
+        return status
+    }
 }

@@ -359,6 +359,11 @@ private final class Server: @unchecked Sendable {
             let mismatches = plugin.capabilityMismatches(with: manifest)
             out.u32(UInt32(mismatches.count))
             for mismatch in mismatches { out.string(mismatch) }
+            // What was loaded, for the host's reload and its `reload` line.
+            out.string(library.resolvedPath)
+            out.string(loader.sha256(of: library, manifest: manifest) ?? "")
+            out.u64(library.key.device)
+            out.u64(library.key.inode)
         } catch {
             out = WireWriter()
             out.bool(false)

@@ -405,6 +405,12 @@ public struct LibraryLoader: Sendable {
         }
     }
 
+    /// The SHA-256 (64 lowercase hex) of a loaded library's sealed copy: the one computed for its pins, else hashed
+    /// now; `nil` when it cannot be read.
+    func sha256(of library: LoadedLibrary, manifest: PluginManifest) -> String? {
+        library.sha256 ?? (try? digest(library.sealedDescriptor, path: library.resolvedPath, manifest: manifest))
+    }
+
     private func digest(_ fd: Int32, path: String, manifest: PluginManifest, closingOnFailure: Bool = false) throws(PluginError)
         -> String
     {

@@ -52,7 +52,9 @@ public final class PluginWatcher {
     public var watchedPluginIDs: [String] { pluginFiles.keys.sorted() }
 
     /// Watches a plugin's files (its manifest and library, canonical paths); watching a plugin again with
-    /// other files adds them.
+    /// other files adds them. A file whose folder does not exist yet (a build folder not made yet, a clean build
+    /// under way) is watched once the folder is there: ``changedPlugins()`` tries again at every call, and reports
+    /// the plugin when the folder appears with the file in it.
     /// - Parameters:
     ///   - pluginID: The plugin's id, as ``changedPlugins()`` reports it.
     ///   - files: The files its code comes from.
@@ -62,10 +64,12 @@ public final class PluginWatcher {
         for file in files where !(pluginFiles[pluginID]?.contains(file) ?? false) {
             pluginFiles[pluginID, default: []].append(file)
         }
-        for file in files { try addWatch(for: file, pluginID: pluginID) }
+        for file in files where try !addWatch(for: file, pluginID: pluginID) { needsRewatch = true }
     }
 
-    private func addWatch(for file: URL, pluginID: String) throws(PluginError) {
+    /// Watches the folder of `file` for it.
+    /// - Returns: `false` when the folder does not exist (yet).
+    private func addWatch(for file: URL, pluginID: String) throws(PluginError) -> Bool {
         let folder = file.deletingLastPathComponent().path
         let name = file.lastPathComponent
         let wd: Int32
@@ -74,6 +78,8 @@ public final class PluginWatcher {
         } else {
             do {
                 wd = try system_inotify_add_watch(fd, folder, mask: Self.mask)
+            } catch  where error == .noSuchFile || error.rawValue == ENOTDIR {
+                return false
             } catch {
                 throw PluginError(
                     code: .unreadable,
@@ -85,6 +91,7 @@ public final class PluginWatcher {
             if folders[wd] == nil { folders[wd] = (folder, [:]) }
         }
         folders[wd]?.files[name, default: []].insert(pluginID)
+        return true
     }
 
     /// The plugins one of whose files was completed on disk since the last call, sorted; reads the queued
@@ -131,14 +138,14 @@ public final class PluginWatcher {
         return changed.sorted()
     }
 
-    /// Watches again the folders whose watches went away; a plugin whose folder is back is reported, as its
-    /// files were written while it was not watched.
+    /// Watches again the folders whose watches went away, and those that did not exist yet; a plugin whose
+    /// folder is there now with its file in it is reported, as the file was written while it was not watched.
     private func rewatch(reporting changed: inout Set<String>) {
         needsRewatch = false
         for (pluginID, files) in pluginFiles {
             for file in files where watchedFolderPaths[file.deletingLastPathComponent().path] == nil {
-                if (try? addWatch(for: file, pluginID: pluginID)) != nil {
-                    changed.insert(pluginID)
+                if (try? addWatch(for: file, pluginID: pluginID)) == true {
+                    if access(file.path, F_OK) == 0 { changed.insert(pluginID) }
                 } else {
                     needsRewatch = true
                 }

@@ -43,22 +43,51 @@ public final class PluginHost: PerformerRegistry {
     /// for no limit; a sandbox that misses it is killed and its failure reported (``takeFailures()``).
     public var pluginTimeout: Double? = 10
 
-    /// Failures of isolated plugins not yet taken by ``takeFailures()``.
-    private var failures: [PluginFailure] = []
-    private var isolatedPlugins: [IsolatedPlugin] = []
+    /// Failures of isolated plugins not yet taken by ``takeFailures(restartingIn:)``.
+    var failures: [PluginFailure] = []
+    /// Failures taken so far.
+    private var takenFailures: [PluginFailure] = []
+    /// Every sandbox running (or failed) for this host: the current one of each isolated plugin, and those a restart
+    /// or reload replaced that still have performers (a performer R43 could not re-create keeps its old one).
+    var isolatedPlugins: [IsolatedPlugin] = []
+    /// Replaced sandboxes, ended once none of their performers is left.
+    var retiredPlugins: [IsolatedPlugin] = []
+    /// Failures of queued work done before a reload or restart replaced performers (``takePendingWorkFailures()``).
+    var pendingWorkFailures: [CommitError] = []
 
     /// The failures of isolated plugins found since the last call (each once), oldest first, after looking for
     /// sandboxes that died between calls. A run writes each as an `error` line; the host has already ended the
     /// performers' tokens, and later plans of the plugin's types fail with ``PluginError/Code/sandboxFailed``.
+    ///
+    /// With a scheduler, a plugin configured with `"onCrash": "restart"` (and restarts left) is restarted here: a
+    /// new sandbox loads the plugin again and the plugin's performers are switched to it with
+    /// ``Scheduler/recreatePerformers(of:)`` (R43: created again, given their plans again, named plans by name,
+    /// target values kept), which needs ``Scheduler/recordsPlansForRecreation`` (see ``keepsPlansForRestarts``).
+    /// The failure then says ``PluginFailure/isRestarted``. A run calls this after every commit and every frame;
+    /// without a scheduler a due restart waits for the next call with one.
+    /// - Parameter scheduler: The scheduler whose performers this host makes, between frames on its thread, or `nil`.
     /// - Returns: The new failures.
-    public func takeFailures() -> [PluginFailure] {
+    public func takeFailures(restartingIn scheduler: Scheduler? = nil) -> [PluginFailure] {
         for plugin in isolatedPlugins { plugin.checkForFailure() }
-        defer { failures.removeAll() }
-        return failures
+        var taken: [PluginFailure] = []
+        while !failures.isEmpty {
+            let failure = failures.removeFirst()
+            taken.append(scheduler.map { restartIfDue(failure, in: $0) } ?? failure)
+        }
+        endRetiredSandboxes()
+        takenFailures += taken
+        return taken
     }
 
     /// Every failure of an isolated plugin in this host's life, oldest first (for a run's summary).
-    public private(set) var allFailures: [PluginFailure] = []
+    public var allFailures: [PluginFailure] { takenFailures + failures }
+
+    /// Whether the configuration restarts an isolated plugin whose sandbox failed (`"onCrash": "restart"` with
+    /// `maxRestarts` above 0): then a scheduler must keep its performers' plans
+    /// (``Scheduler/recordsPlansForRecreation``, before its first commit) for the restart to give them again.
+    public var keepsPlansForRestarts: Bool {
+        loader.configuration.plugins.values.contains { $0.isIsolated && $0.onCrash == .restart && $0.maxRestarts > 0 }
+    }
 
     /// The isolation the configuration gives a plugin (``HostConfiguration/isolation(of:)``).
     public func isolation(of pluginID: String) -> PluginIsolation { loader.configuration.isolation(of: pluginID) }
@@ -234,26 +263,35 @@ public final class PluginHost: PerformerRegistry {
                         "the configuration isolates this plugin, but isolation runs entry plugins only and its manifest declares C functions (\"interface\": \"functions\"). To fix, run it in process",
                     for: manifest)
             }
-            let plugin = try IsolatedPlugin(
-                manifest: manifest, loader: loader, settings: isolation(of: manifest.id), timeout: pluginTimeout, logSink: logSink)
-            if refusesCapabilityMismatches, !plugin.capabilityMismatches.isEmpty {
-                throw PluginError(
-                    code: .invalidInterface,
-                    message:
-                        "the manifest does not describe the library, so it is not used: \(plugin.capabilityMismatches.joined(separator: "; ")). plugins validate checks this too",
-                    for: manifest)
-            }
-            plugin.onFailure = { [weak self] failure in
-                self?.failures.append(failure)
-                self?.allFailures.append(failure)
-            }
+            let plugin = try startSandbox(manifest)
             isolatedPlugins.append(plugin)
             loaded[manifest.id] = .isolated(plugin)
+            runningManifests[manifest.id] = manifest
             return plugin
         } catch {
             loaded[manifest.id] = .failed(error)
             throw error
         }
+    }
+
+    /// Starts a sandbox for an isolated plugin (a first load, a restart or a reload), which loads its library with the
+    /// trust checks of ``load(_:)``, and checks its capabilities; its failures are queued for ``takeFailures(restartingIn:)``.
+    /// - Parameter restarts: How many of the plugin's sandboxes failed and were restarted before this one.
+    /// - Throws: ``PluginError``; the sandbox is ended then.
+    func startSandbox(_ manifest: PluginManifest, restarts: Int = 0) throws(PluginError) -> IsolatedPlugin {
+        let plugin = try IsolatedPlugin(
+            manifest: manifest, loader: loader, settings: isolation(of: manifest.id), timeout: pluginTimeout, logSink: logSink,
+            restarts: restarts)
+        if refusesCapabilityMismatches, !plugin.capabilityMismatches.isEmpty {
+            plugin.shutDown()
+            throw PluginError(
+                code: .invalidInterface,
+                message:
+                    "the manifest does not describe the library, so it is not used: \(plugin.capabilityMismatches.joined(separator: "; ")). plugins validate checks this too",
+                for: manifest)
+        }
+        plugin.onFailure = { [weak self] failure in self?.failures.append(failure) }
+        return plugin
     }
 
     /// Loads a plugin's library once: the trust checks and `dlopen` (``LibraryLoader``), then for a

@@ -23,9 +23,38 @@ extension PluginHost {
     /// - Parameter id: The plugin's id.
     /// - Returns: Both files, or `nil` when the plugin is not loaded.
     public func codeFiles(ofPlugin id: String) -> (manifest: URL, library: URL)? {
-        guard case .library(let library, _)? = loaded[id], let manifest = runningManifests[id] else { return nil }
+        guard let manifest = runningManifests[id] else { return nil }
+        let library: URL
+        switch loaded[id] {
+        case .library(let loaded, _)?: library = loaded.url
+        case .isolated(let plugin)?: library = URL(fileURLWithPath: plugin.library.path, isDirectory: false)
+        case .failed?, nil: return nil
+        }
         let manifestPath = (try? system_realpath(manifest.url.path)) ?? manifest.url.path
-        return (URL(fileURLWithPath: manifestPath), library.url)
+        return (URL(fileURLWithPath: manifestPath), library)
+    }
+
+    /// The plugins whose first load failed (their library did not load or pass its checks), sorted: a watcher
+    /// watches their files too (``filesToWatch(ofPlugin:)``), so that fixing the file on disk loads them
+    /// (``reload(pluginID:in:)``).
+    public var failedPluginIDs: [String] {
+        loaded.compactMap { id, state in if case .failed = state { id } else { nil } }.sorted()
+    }
+
+    /// The files a watcher watches for a plugin's reload: for a loaded plugin its manifest and library
+    /// (``codeFiles(ofPlugin:)``); for one whose first load failed, its manifest and its library where it is found,
+    /// or, if it is not, every place it is looked for (``LibraryLoader/libraryDirectories(for:)``: a library not
+    /// built yet is loaded once it is there).
+    /// - Parameter id: The plugin's id.
+    /// - Returns: The files; empty when the plugin was never asked for.
+    public func filesToWatch(ofPlugin id: String) -> [URL] {
+        if let files = codeFiles(ofPlugin: id) { return [files.manifest, files.library] }
+        guard case .failed? = loaded[id], let manifest = catalog.plugin(id: id) else { return [] }
+        let manifestPath = (try? system_realpath(manifest.url.path)) ?? manifest.url.path
+        let libraries =
+            (try? loader.resolve(manifest)).map { [$0] }
+            ?? loader.libraryDirectories(for: manifest).map { $0.appendingPathComponent(manifest.library, isDirectory: false) }
+        return [URL(fileURLWithPath: manifestPath)] + libraries
     }
 
     /// Whether the file a loaded plugin's library was copied from has been replaced on disk since (another
@@ -34,9 +63,14 @@ extension PluginHost {
     /// - Parameter id: The plugin's id.
     /// - Returns: `false` when the plugin is not loaded, or its library file is the one it was loaded from.
     public func isLibraryReplacedOnDisk(ofPlugin id: String) -> Bool {
-        guard case .library(let library, _)? = loaded[id] else { return false }
-        guard let status = try? system_stat(library.resolvedPath) else { return true }
-        return status.device != library.key.device || status.inode != library.key.inode
+        let file: (path: String, device: UInt64, inode: UInt64)
+        switch loaded[id] {
+        case .library(let library, _)?: file = (library.resolvedPath, library.key.device, library.key.inode)
+        case .isolated(let plugin)?: file = (plugin.library.path, plugin.library.device, plugin.library.inode)
+        case .failed?, nil: return false
+        }
+        guard let status = try? system_stat(file.path) else { return true }
+        return status.device != file.device || status.inode != file.inode
     }
 
     /// The performer classes of a plugin that this host has made so far (a class is made when a plan of one
@@ -63,6 +97,14 @@ extension PluginHost {
     ///    new library; later commits use it too.
     ///
     /// A failure in steps 1–3 changes nothing: the old code keeps running. Old libraries are never unloaded.
+    /// Before step 4, the scheduler's pending work is processed (``Scheduler/processPendingWork()``), so that
+    /// what the old performers queued from other threads is not lost; its failures wait in
+    /// ``takePendingWorkFailures()``.
+    ///
+    /// An isolated plugin reloads by starting a new sandbox, which makes steps 2 and 3 in its process as a first
+    /// load does; its performers are then switched to it (R43) and the old sandbox ended
+    /// (``switchSandbox(of:to:manifest:in:)``). A sandbox that cannot be started, or whose checks fail, leaves the old
+    /// one running.
     /// - Parameters:
     ///   - id: The plugin's id.
     ///   - scheduler: The scheduler whose performers this host makes; call between frames, on its thread.
@@ -72,20 +114,13 @@ extension PluginHost {
     ///   for a manifest that does not read or changes what a reload keeps; the codes of a first load for the
     ///   library and its entry).
     public func reload(pluginID id: String, in scheduler: Scheduler) throws(PluginError) -> PluginReload? {
-        guard case .library(let running, let runningEntry)? = loaded[id], let runningManifest = runningManifests[id] else {
-            return nil
+        if case .failed? = loaded[id] { return try retryFirstLoad(of: id) }
+        guard let runningManifest = runningManifests[id] else { return nil }
+        if case .isolated(let running)? = loaded[id] {
+            return try reloadIsolated(id, running: running, manifest: runningManifest, in: scheduler)
         }
-        let manifest: PluginManifest
-        do throws(ManifestError) {
-            manifest = try PluginManifest.load(contentsOf: runningManifest.url)
-        } catch {
-            throw PluginError(
-                code: .reloadRefused,
-                message:
-                    "the changed manifest was not taken: \(error.jsonPath.map { "\($0): " } ?? "")\(error.message); the old code keeps running. To fix, correct the manifest",
-                manifest: runningManifest.url, library: runningManifest.library, underlying: error)
-        }
-        try checkReloadable(manifest, running: runningManifest)
+        guard case .library(let running, let runningEntry)? = loaded[id] else { return nil }
+        let manifest = try rereadManifest(runningManifest)
         let copy = try loader.loadNewCopy(of: manifest, replacing: running)
         guard copy.isNew || manifest != runningManifest else { return nil }
         let entry: EntryPlugin?
@@ -108,17 +143,15 @@ extension PluginHost {
             functions[key] = try DeclaredFunctions(manifest: manifest, performer: performer, library: copy.library)
         }
 
+        // Work queued for the old performers (emissions and token ends from plugin threads) is done by them first:
+        // once replaced, their emitters are dead and a queued emission of theirs would be dropped (R43).
+        settlePendingWork(in: scheduler)
         // The switch: from here the plugin's classes make performers from the new code.
         let runningDeclared = declared.filter { $0.key.pluginID == id }
         loaded[id] = .library(copy.library, entry: entry)
         runningManifests[id] = manifest
         declared.merge(functions) { _, new in new }
-        let pluginDeclarations = declarations.filter { $0.key.pluginID == id }
-        for (key, declaration) in pluginDeclarations {
-            if let performer = manifest.performers.first(where: { $0.className == key.className }) {
-                declaration.update(manifest: manifest, performer: performer)
-            }
-        }
+        updateDeclarations(of: id, to: manifest)
         do {
             let recreation = try scheduler.recreatePerformers(of: performerClasses(ofPlugin: id))
             return PluginReload(
@@ -129,14 +162,54 @@ extension PluginHost {
             loaded[id] = .library(running, entry: runningEntry)
             runningManifests[id] = runningManifest
             declared.merge(runningDeclared) { _, old in old }
-            for (key, declaration) in pluginDeclarations {
-                if let performer = runningManifest.performers.first(where: { $0.className == key.className }) {
-                    declaration.update(manifest: runningManifest, performer: performer)
-                }
-            }
+            updateDeclarations(of: id, to: runningManifest)
             throw PluginError(
                 code: .reloadRefused, message: "the plugin was not reloaded: \(error.message)", for: runningManifest, underlying: error)
         }
+    }
+
+    /// ``reload(pluginID:in:)`` for a plugin whose first load failed: its manifest read again (it must keep what a
+    /// reload keeps), then the first load again, in process or in a sandbox. It has no performers yet; commits from
+    /// now on make them.
+    /// - Returns: The reload, with nothing re-created.
+    /// - Throws: ``PluginError``: why it still does not load (remembered, as a first load's failure is).
+    private func retryFirstLoad(of id: String) throws(PluginError) -> PluginReload? {
+        guard let catalogued = catalog.plugin(id: id) else { return nil }
+        let manifest = try rereadManifest(catalogued)
+        loaded[id] = nil
+        updateDeclarations(of: id, to: manifest)
+        do throws(PluginError) {
+            try prepare(manifest)
+        } catch {
+            updateDeclarations(of: id, to: catalogued)
+            throw error
+        }
+        let library: (path: String, sha256: String)
+        switch loaded[id] {
+        case .library(let loaded, _)?: library = (loaded.resolvedPath, loader.sha256(of: loaded, manifest: manifest) ?? "")
+        case .isolated(let plugin)?: library = (plugin.library.path, plugin.library.sha256)
+        case .failed?, nil: return nil
+        }
+        return PluginReload(
+            pluginID: id, manifest: manifest.url, libraryPath: library.path, sha256: library.sha256, isNewLibrary: true,
+            recreation: PerformerRecreation())
+    }
+
+    /// Step 1 of a reload: the manifest read again from its file, and checked against the running one.
+    /// - Throws: ``PluginError`` ``PluginError/Code/reloadRefused``.
+    func rereadManifest(_ runningManifest: PluginManifest) throws(PluginError) -> PluginManifest {
+        let manifest: PluginManifest
+        do throws(ManifestError) {
+            manifest = try PluginManifest.load(contentsOf: runningManifest.url)
+        } catch {
+            throw PluginError(
+                code: .reloadRefused,
+                message:
+                    "the changed manifest was not taken: \(error.jsonPath.map { "\($0): " } ?? "")\(error.message); the old code keeps running. To fix, correct the manifest",
+                manifest: runningManifest.url, library: runningManifest.library, underlying: error)
+        }
+        try checkReloadable(manifest, running: runningManifest)
+        return manifest
     }
 
     /// A reload keeps the plugin's id, performer classes, their interfaces and plan types.

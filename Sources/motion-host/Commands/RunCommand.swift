@@ -75,7 +75,11 @@ enum RunCommand {
             pluginPaths: values.values("plugin-path"), configPath: values.value("config"), isolate: values.values("isolate"),
             pluginTimeout: pluginTimeout > 0 ? pluginTimeout : nil, commandPath: values.commandPath)
         let runner = SceneRunner(document: document, settings: settings, registry: registry)
-        if let host = registry as? PluginHost { runner.takePluginFailures = { host.takeFailures() } }
+        if let host = registry as? PluginHost {
+            runner.takePluginFailures = { host.takeFailures(restartingIn: $0) }
+            runner.keepsPlansForRestarts = host.keepsPlansForRestarts
+            runner.takePendingWorkFailures = { host.takePendingWorkFailures() }
+        }
         if values.flag("realtime") { runner.clock = RealTimeFrameClock(frameRate: settings.frameRate) }
         if values.flag("watch") { runner.hotReload = try HotReload(registry: registry) }
         if let source = document.deviceMotion {

@@ -7,19 +7,20 @@ import MotionHost
 /// (``PluginHost/reload(pluginID:in:)``: a new sealed copy through every trust check, the entry checked,
 /// then the plugin's performers re-created with their plans, R43), so a rebuilt plugin runs from the first
 /// frame that begins after its file is in place. Plugins are watched from the frame after their first load;
-/// a library renamed into place before that is noticed then (another file at its path).
+/// a library renamed into place before that is noticed then (another file at its path). A plugin whose first
+/// load failed is watched too (its manifest, and its library wherever it is looked for), and loaded again when
+/// one of them is complete on disk.
 final class HotReload {
     /// What happened to one changed plugin.
     enum Outcome {
         /// Its new code runs; `manifest` is the manifest's path as the catalog found it.
         case reloaded(PluginReload, manifest: String)
-        /// It was not reloaded, for this reason; its old code keeps running.
-        case refused(pluginID: String, PluginError)
+        /// It was not reloaded, for this reason; its old code keeps running (`wasLoaded`), or it still does not load.
+        case refused(pluginID: String, PluginError, wasLoaded: Bool)
     }
 
     private let host: PluginHost
     private let watcher: PluginWatcher
-    private var watchedCount = 0
 
     /// Watches the plugins of a run's registry.
     /// - Throws: ``MotionHostError`` `.notAvailable` when the registry is not a plugin host or inotify cannot
@@ -43,20 +44,19 @@ final class HotReload {
         var outcomes: [Outcome] = []
         var changed: Set<String> = []
         let loaded = host.loadedPluginIDs
-        if loaded.count != watchedCount {
-            watchedCount = loaded.count
-            for id in loaded where !watcher.watchedPluginIDs.contains(id) {
-                guard let files = host.codeFiles(ofPlugin: id) else { continue }
-                do {
-                    try watcher.watch(pluginID: id, files: [files.manifest, files.library])
-                } catch {
-                    outcomes.append(.refused(pluginID: id, error))
-                }
-                // A rebuild that landed between the load and this watch.
-                if host.isLibraryReplacedOnDisk(ofPlugin: id) { changed.insert(id) }
+        let failed = host.failedPluginIDs
+        let watched = Set(watcher.watchedPluginIDs)
+        for id in loaded + failed where !watched.contains(id) {
+            do {
+                try watcher.watch(pluginID: id, files: host.filesToWatch(ofPlugin: id))
+            } catch {
+                outcomes.append(.refused(pluginID: id, error, wasLoaded: !failed.contains(id)))
             }
+            // A rebuild that landed between the load and this watch.
+            if host.isLibraryReplacedOnDisk(ofPlugin: id) { changed.insert(id) }
         }
         for id in changed.union(watcher.changedPlugins()).sorted() {
+            let wasLoaded = !host.failedPluginIDs.contains(id)
             do {
                 guard let reload = try host.reload(pluginID: id, in: scheduler) else { continue }
                 // A reload may bring a manifest naming another library: watch that one too.
@@ -64,7 +64,7 @@ final class HotReload {
                 let manifest = host.catalog.plugin(id: id)?.url.relativePath ?? reload.manifest.path
                 outcomes.append(.reloaded(reload, manifest: manifest))
             } catch {
-                outcomes.append(.refused(pluginID: id, error))
+                outcomes.append(.refused(pluginID: id, error, wasLoaded: wasLoaded))
             }
         }
         return outcomes

@@ -79,9 +79,18 @@ final class SceneRunner {
     /// Asked at every frame boundary: `true` stops the run there, with the summary's `stoppedBecause`
     /// `interrupted` (SIGINT, SIGTERM).
     var isInterrupted: () -> Bool = { false }
-    /// Asked after every commit and every frame: the isolated plugins that failed since the last call (their
-    /// performers have ended already). Each is written as an `error` line and listed in the summary; the run goes on.
-    var takePluginFailures: () -> [PluginFailure] = { [] }
+    /// Asked after every commit and every frame, with the run's scheduler (between frames, on its thread): the
+    /// isolated plugins that failed since the last call (their performers have ended already, or were re-created in a
+    /// restarted sandbox, ``PluginHost/takeFailures(restartingIn:)``). Each is written as an `error` line and listed in
+    /// the summary; the run goes on.
+    var takePluginFailures: (Scheduler) -> [PluginFailure] = { _ in [] }
+    /// Whether the scheduler keeps its performers' plans for R43 though there is no ``hotReload``: a plugin that is
+    /// restarted after a crash (`"onCrash": "restart"`) is given them again.
+    var keepsPlansForRestarts = false
+    /// Asked with ``takePluginFailures`` and after reloads: queued work (a transaction emitted on another thread) that
+    /// a reload or restart performed before it replaced performers, and that failed
+    /// (``PluginHost/takePendingWorkFailures()``); each is reported as a queued emission that failed in a frame.
+    var takePendingWorkFailures: () -> [CommitError] = { [] }
     /// The failures written so far.
     private(set) var pluginFailures: [PluginFailure] = []
     /// `--watch`: reloads changed plugins as each frame begins, before its transactions.
@@ -121,7 +130,7 @@ final class SceneRunner {
             names: TimelineNames(targets: document.targets.map(\.name)) { scene.propertyName($0) })
         let scheduler = Scheduler(scene: scene, registry: registry)
         // Hot reload gives re-created performers their plans again (R43): only then are they kept.
-        scheduler.recordsPlansForRecreation = hotReload != nil
+        scheduler.recordsPlansForRecreation = hotReload != nil || keepsPlansForRestarts
         let relay = EventRelay(runner: self)
         scheduler.addActivityObserver(relay)
         // Always a tracer: emissions reach the sinks (a plot marks them); every event only with --trace.
@@ -170,7 +179,7 @@ final class SceneRunner {
                 do {
                     try scheduler.commit(timed.transaction)
                 } catch {
-                    reportPluginFailures()
+                    reportPluginFailures(scheduler)
                     // Operations before the failing one stay applied (R12): the summary counts the
                     // transaction as partly committed, and the line says how much of it was applied.
                     if error.appliedOperationCount > 0 { partlyCommitted += 1 }
@@ -185,7 +194,7 @@ final class SceneRunner {
                     failedCommits += 1
                 }
                 next += 1
-                reportPluginFailures()
+                reportPluginFailures(scheduler)
             }
             for hook in hooks {
                 do {
@@ -203,14 +212,8 @@ final class SceneRunner {
             }
             // A queued emission (from a plugin's own thread) that fails is the performer's failure, not the
             // run's: the header's emit_transaction said only "queued". Reported, and the run goes on.
-            for error in scheduler.advanceFrame(to: time) {
-                report(
-                    MotionHostError(
-                        .emissionFailed, file: document.path,
-                        "frame \(frame) (t = \(JSONText.number(time)) s): a transaction emitted from another thread failed\(Self.applied(error)): \(error)",
-                        underlying: error))
-            }
-            reportPluginFailures()
+            for error in scheduler.advanceFrame(to: time) { report(queuedEmissionFailure(error)) }
+            reportPluginFailures(scheduler)
             writeChanges(scene)
             onFrame?(point)
             if settings.duration == .untilIdle, next == due.count, !scheduler.isActive {
@@ -266,20 +269,36 @@ final class SceneRunner {
         }
     }
 
-    /// Writes an `error` line for each isolated plugin that failed since the last look.
-    private func reportPluginFailures() {
-        for failure in takePluginFailures() {
+    /// Writes an `error` line for each isolated plugin that failed since the last look (a restart, if due, is made
+    /// there).
+    private func reportPluginFailures(_ scheduler: Scheduler) {
+        for failure in takePluginFailures(scheduler) {
             pluginFailures.append(failure)
             report(
                 MotionHostError(
                     .pluginFailed, file: document.path, "frame \(point.frame) (t = \(JSONText.number(point.time)) s): \(failure)"))
         }
+        reportPendingWorkFailures()
+    }
+
+    /// Reports the queued emissions that failed when a reload or restart performed them.
+    private func reportPendingWorkFailures() {
+        for error in takePendingWorkFailures() { report(queuedEmissionFailure(error)) }
+    }
+
+    /// The `error` of a transaction emitted on another thread that failed when it was performed.
+    private func queuedEmissionFailure(_ error: CommitError) -> MotionHostError {
+        MotionHostError(
+            .emissionFailed, file: document.path,
+            "frame \(point.frame) (t = \(JSONText.number(point.time)) s): a transaction emitted from another thread failed\(Self.applied(error)): \(error)",
+            underlying: error)
     }
 
     /// Reloads the plugins whose files changed: a `reload` line for each one applied, an `error` line (and
     /// ``onError``) for each one refused, whose old code keeps running, and for each performer or plan that
     /// could not be carried over.
     private func applyReloads(_ hotReload: HotReload, scheduler: Scheduler) {
+        defer { reportPendingWorkFailures() }
         for outcome in hotReload.apply(scheduler: scheduler) {
             switch outcome {
             case .reloaded(let reload, let manifest):
@@ -295,11 +314,12 @@ final class SceneRunner {
                             "frame \(point.frame) (t = \(JSONText.number(point.time)) s): after plugin \(reload.pluginID) was reloaded, \(failure)",
                             underlying: failure))
                 }
-            case .refused(let pluginID, let error):
+            case .refused(let pluginID, let error, let wasLoaded):
+                let outcome = wasLoaded ? "was not reloaded, its old code keeps running" : "still does not load (its first load failed)"
                 report(
                     MotionHostError(
                         .reloadFailed,
-                        "frame \(point.frame) (t = \(JSONText.number(point.time)) s): plugin \(pluginID) was not reloaded, its old code keeps running: \(error)",
+                        "frame \(point.frame) (t = \(JSONText.number(point.time)) s): plugin \(pluginID) \(outcome): \(error)",
                         underlying: error))
             }
         }

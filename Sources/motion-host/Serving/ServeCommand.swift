@@ -73,7 +73,11 @@ enum ServeCommand {
         let settings = RunSettings(
             frameRate: frameRate, duration: .untilStopped, maximumDuration: document.maximumDuration, isTracing: true)
         let runner = SceneRunner(document: document, settings: settings, registry: registry)
-        if let host = registry as? PluginHost { runner.takePluginFailures = { host.takeFailures() } }
+        if let host = registry as? PluginHost {
+            runner.takePluginFailures = { host.takeFailures(restartingIn: $0) }
+            runner.keepsPlansForRestarts = host.keepsPlansForRestarts
+            runner.takePendingWorkFailures = { host.takePendingWorkFailures() }
+        }
         if values.flag("watch") {
             runner.hotReload = try HotReload(registry: registry)
             runner.onError = { CommandLineTool.writeStandardError("error: \($0)\n") }
