@@ -406,9 +406,8 @@ enum ManifestOutcome: Sendable {
         } catch {
             return .invalid(error, rawID: nil)
         }
-        let data = Data(bytes)
         do {
-            return .valid(try PluginManifest.decode(data, url: url))
+            return .valid(try PluginManifest.decode(bytes, url: url))
         } catch {
             if error.code == .missingField && error.jsonPath == "$.manifestVersion" { return .notAManifest }
             let rawID = (try? JSONParser.parse(bytes))?.object?["id"]?.string
