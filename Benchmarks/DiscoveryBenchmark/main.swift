@@ -2,7 +2,11 @@
 // library, plus plan validation cost.
 //
 //   swift build -c release --product discovery-benchmark
-//   .build/release/discovery-benchmark [--plugins 1000] [--runs 11]
+//   .build/release/discovery-benchmark [--plugins 1000] [--runs 11] [--baseline OTHER-BUILD]
+//
+// --baseline names another build of this benchmark (say, of the main branch, copied aside): its `--list` is
+// then timed as a whole process too, alternating with this build's and `lv2ls` run by run, so that a change
+// is measured side by side under the same load.
 //
 // Generates N JSON manifests and N equivalent LV2 bundles (each plugin: one plan type with 6 numeric
 // fields with unit, default, minimum, maximum ↔ 6 control input ports with the same) in a temporary
@@ -166,6 +170,13 @@ for n in 0..<pluginCount {
 
 // MARK: Timing
 
+/// The 1-, 5- and 15-minute load averages (`/proc/loadavg`): the machine is shared, so timings need it beside them.
+func loadAverage() -> String {
+    ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").prefix(3)
+        .joined(separator: " ")
+}
+let loadAtStart = loadAverage()
+
 func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15
 }
@@ -281,11 +292,11 @@ var lilvDescribeInProcess: Double?
 var notes: [String] = []
 let lv2Environment = ProcessInfo.processInfo.environment.merging(["LV2_PATH": lv2Folder.path]) { $1 }
 
-if let lv2ls = which("lv2ls") {
+let lv2lsPath = which("lv2ls")
+if let lv2ls = lv2lsPath {
     let (_, output) = try runProcess(lv2ls, [], environment: lv2Environment)
     let listed = output.split(separator: "\n").count
     if listed != pluginCount { notes.append("lv2ls listed \(listed) plugins, expected \(pluginCount)") }
-    lv2lsTime = median(try (0..<runs).map { _ in try runProcess(lv2ls, [], environment: lv2Environment).0 })
 } else {
     notes.append("lv2ls not found: apt-get install -y lilv-utils")
 }
@@ -327,7 +338,25 @@ if let source = sourceCandidates.first(where: { FileManager.default.fileExists(a
 
 let me = ProcessInfo.processInfo.arguments[0]
 let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? me
-let processList = median(try (0..<runs).map { _ in try runProcess(selfPath, ["--list", manifestFolder.path]).0 })
+// Listing without the cache, against lv2ls (and a baseline build), alternating run by run.
+let baselinePath = option("--baseline")
+var listTimes: [Double] = []
+var lv2lsTimes: [Double] = []
+var baselineTimes: [Double] = []
+if let baselinePath {
+    let (mine, theirs) = (
+        try runProcess(selfPath, ["--list", manifestFolder.path]).1, try runProcess(baselinePath, ["--list", manifestFolder.path]).1
+    )
+    if mine != theirs { notes.append("the baseline build lists other plugins than this build") }
+}
+for _ in 0..<runs {
+    listTimes.append(try runProcess(selfPath, ["--list", manifestFolder.path]).0)
+    if let lv2ls = lv2lsPath { lv2lsTimes.append(try runProcess(lv2ls, [], environment: lv2Environment).0) }
+    if let baselinePath { baselineTimes.append(try runProcess(baselinePath, ["--list", manifestFolder.path]).0) }
+}
+let processList = median(listTimes)
+lv2lsTime = lv2lsTimes.isEmpty ? nil : median(lv2lsTimes)
+let baselineList = baselineTimes.isEmpty ? nil : median(baselineTimes)
 let processListCached = median(
     try (0..<runs).map { _ in try runProcess(selfPath, ["--list", manifestFolder.path, "--cache", cacheFile.path]).0 })
 let processDescribe = median(
@@ -379,7 +408,9 @@ func ratio(_ motion: Double, _ lilv: Double?) -> String {
     return String(format: "%.1f×", lilv / motion)
 }
 
-print("Discovery: \(pluginCount) plugins × 6 numeric fields (JSON manifests vs LV2 bundles); median of \(runs) runs")
+print(
+    "Discovery: \(pluginCount) plugins × 6 numeric fields (JSON manifests vs LV2 bundles); median of \(runs) runs; \(ProcessInfo.processInfo.activeProcessorCount) cores, load average \(loadAtStart) at the start, \(loadAverage()) at the end"
+)
 print("")
 print("| measurement | MotionHost | lilv | lilv ÷ MotionHost |")
 print("|---|---:|---:|---:|")
@@ -388,6 +419,11 @@ print("| listing, in-process, discovery cache | \(format(warmList)) | | |")
 print(
     "| listing, whole process, no cache (vs `lv2ls`) | \(format(processList)) | \(format(lv2lsTime)) | \(ratio(processList, lv2lsTime)) |"
 )
+if let baselineList {
+    print(
+        "| listing, whole process, no cache, the baseline build (vs `lv2ls`) | \(format(baselineList)) | \(format(lv2lsTime)) | \(ratio(baselineList, lv2lsTime)) |"
+    )
+}
 print(
     "| listing, whole process, discovery cache (vs `lv2ls`) | \(format(processListCached)) | \(format(lv2lsTime)) | \(ratio(processListCached, lv2lsTime)) |"
 )

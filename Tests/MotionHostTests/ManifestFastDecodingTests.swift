@@ -263,3 +263,27 @@ enum ManifestMutations {
         }
     }
 }
+
+/// The lexical rules that have an ASCII fast path read as their Character-based forms do.
+@Suite struct ManifestLexicalRuleTests {
+    @Test(
+        arguments: [
+            ("libtween.so", nil), ("lib/libtween.so", nil), ("./libtween.so", nil), ("a//b.so", nil), ("a/..b", nil),
+            ("..a/b", nil), ("a/./b", nil), ("", "is empty"), ("/usr/lib/a.so", "is absolute"),
+            ("~/a.so", "starts with \"~\" (paths are not expanded)"), ("../a.so", "escapes the folder with \"..\""),
+            ("a/../../b.so", "escapes the folder with \"..\""), ("a/..", "escapes the folder with \"..\""),
+            (".", "names a folder, not a file"), ("./.", "names a folder, not a file"), ("lib/", "names a folder, not a file"),
+            ("a\u{0}b", "contains a NUL byte"), ("lïb.so", nil), ("lïb/../../x", "escapes the folder with \"..\""),
+        ] as [(String, String?)])
+    func libraryPathRule(_ path: String, _ problem: String?) {
+        #expect(ManifestDecoder.libraryPathProblem(path) == problem)
+    }
+
+    @Test(arguments: [
+        ("/a/b/c.json", "/a/b"), ("/a/b/", "/a"), ("/a", "/"), ("/", "/"), ("//", "/"), ("a", "."), ("", "."),
+        ("a/b", "a"), ("a//b", "a/"), ("/ä/b.json", "/ä"), ("manifests/x.json", "manifests"),
+    ])
+    func directoryNameIsDirnameOfThePath(_ path: String, _ folder: String) {
+        #expect(directoryName(of: path) == folder)
+    }
+}

@@ -53,16 +53,20 @@ package struct JSONItems {
     }
 
     /// The indexes of the elements of the array at `i`, in order (none when it is not an array).
-    package func elements(_ i: Int) -> [Int] {
-        guard isArray(i) else { return [] }
-        var result: [Int] = []
-        result.reserveCapacity(Int(items[i].count))
-        var j = i + 1
-        for _ in 0..<items[i].count {
-            result.append(j)
-            j = end(j)
+    package func elements(_ i: Int) -> Elements { Elements(items: self, position: i + 1, remaining: elementCount(i)) }
+
+    /// The indexes of an array's elements, found as they are read (no array of them is made).
+    package struct Elements: Sequence, IteratorProtocol {
+        let items: JSONItems
+        var position: Int
+        var remaining: Int
+
+        package mutating func next() -> Int? {
+            guard remaining > 0 else { return nil }
+            remaining -= 1
+            defer { position = items.end(position) }
+            return position
         }
-        return result
     }
 
     /// The string at `i`, or `nil` when it is not a string.
@@ -112,12 +116,25 @@ package struct JSONItems {
         var found = SIMD16<Int32>(repeating: -1)
         var j = i + 1
         for _ in 0..<items[i].count {
-            let key = items[j]
-            guard let k = keys.firstIndex(where: { key.is($0) }), found[k] < 0 else { return nil }
+            guard let k = Self.index(ofKey: items[j], in: keys), found[k] < 0 else { return nil }
             found[k] = Int32(j + 1)
             j = end(j + 1)
         }
         return found
+    }
+
+    /// Which of `keys` the string item `key` holds, compared byte for byte (length and first byte first).
+    private static func index(ofKey key: CMotionJSON_item, in keys: [StaticString]) -> Int? {
+        guard key.kind == CMotionJSON_KIND_STRING, key.count > 0,
+            let bytes = UnsafePointer<UInt8>(bitPattern: UInt(key.payload))
+        else { return nil }
+        let count = Int(key.count)
+        for k in keys.indices {
+            let literal = keys[k]
+            guard literal.utf8CodeUnitCount == count, literal.utf8Start[0] == bytes[0] else { continue }
+            if memcmp(bytes, literal.utf8Start, count) == 0 { return k }
+        }
+        return nil
     }
 }
 

@@ -206,7 +206,7 @@ public struct PluginCatalog: Sendable {
             if let cached = session?.cachedManifest(path: file.path, status: file.status, url: file.url) {
                 outcomes.set(i, .cached(cached))
             } else {
-                outcomes.set(i, ManifestOutcome.read(file.url))
+                outcomes.set(i, ManifestOutcome.read(file.url, path: file.path))
             }
         }
         let count = fileList.count
@@ -399,10 +399,11 @@ enum ManifestOutcome: Sendable {
     /// A JSON object without `manifestVersion`: another kind of file (a scene, say), not a manifest.
     case notAManifest
 
-    static func read(_ url: URL) -> ManifestOutcome {
+    /// Reads the manifest at `path` (the file listed and trust-checked), named `url` in the result.
+    static func read(_ url: URL, path: String) -> ManifestOutcome {
         let bytes: [UInt8]
         do {
-            bytes = try ManifestError.readDocument(at: url, limit: FileSizeLimit.manifest, what: "the manifest")
+            bytes = try ManifestError.readDocument(atPath: path, url: url, limit: FileSizeLimit.manifest, what: "the manifest")
         } catch {
             return .invalid(error, rawID: nil)
         }
