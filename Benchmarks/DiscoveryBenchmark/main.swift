@@ -194,9 +194,16 @@ func time(_ body: () throws -> Void) rethrows -> Double {
     return milliseconds(clock.now - start)
 }
 
+/// The CPU time (user + system, ms, from `wait4`'s `rusage`) of the last program ``runProcess(_:_:environment:)``
+/// ran: on a shared machine a process that uses both cores can win on wall time when the load is low and lose
+/// when it is high, so the table gives both.
+var lastProcessCPUTime = 0.0
+
+func milliseconds(_ time: timeval) -> Double { Double(time.tv_sec) * 1e3 + Double(time.tv_usec) / 1e3 }
+
 /// Runs a program to completion with `posix_spawn` (Foundation's `Process` adds several milliseconds of
 /// its own per launch), stdout captured in a file; returns wall time in ms and the output.
-func runProcess(_ path: String, _ args: [String], environment: [String: String]? = nil) throws -> (Double, String) {
+@MainActor func runProcess(_ path: String, _ args: [String], environment: [String: String]? = nil) throws -> (Double, String) {
     let outputPath = root.appendingPathComponent("spawn-output.txt").path
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -218,7 +225,9 @@ func runProcess(_ path: String, _ args: [String], environment: [String: String]?
             throw NSError(
                 domain: "benchmark", code: Int(spawned), userInfo: [NSLocalizedDescriptionKey: "cannot run \(path)"])
         }
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
+        lastProcessCPUTime = milliseconds(usage.ru_utime) + milliseconds(usage.ru_stime)
     }
     guard status == 0 else {
         throw NSError(domain: "benchmark", code: Int(status), userInfo: [NSLocalizedDescriptionKey: "\(path) failed"])
@@ -349,14 +358,27 @@ if let baselinePath {
     )
     if mine != theirs { notes.append("the baseline build lists other plugins than this build") }
 }
+var listCPU: [Double] = []
+var lv2lsCPU: [Double] = []
+var baselineCPU: [Double] = []
 for _ in 0..<runs {
     listTimes.append(try runProcess(selfPath, ["--list", manifestFolder.path]).0)
-    if let lv2ls = lv2lsPath { lv2lsTimes.append(try runProcess(lv2ls, [], environment: lv2Environment).0) }
-    if let baselinePath { baselineTimes.append(try runProcess(baselinePath, ["--list", manifestFolder.path]).0) }
+    listCPU.append(lastProcessCPUTime)
+    if let lv2ls = lv2lsPath {
+        lv2lsTimes.append(try runProcess(lv2ls, [], environment: lv2Environment).0)
+        lv2lsCPU.append(lastProcessCPUTime)
+    }
+    if let baselinePath {
+        baselineTimes.append(try runProcess(baselinePath, ["--list", manifestFolder.path]).0)
+        baselineCPU.append(lastProcessCPUTime)
+    }
 }
 let processList = median(listTimes)
 lv2lsTime = lv2lsTimes.isEmpty ? nil : median(lv2lsTimes)
 let baselineList = baselineTimes.isEmpty ? nil : median(baselineTimes)
+let processListCPU = median(listCPU)
+let lv2lsCPUTime = lv2lsCPU.isEmpty ? nil : median(lv2lsCPU)
+let baselineListCPU = baselineCPU.isEmpty ? nil : median(baselineCPU)
 let processListCached = median(
     try (0..<runs).map { _ in try runProcess(selfPath, ["--list", manifestFolder.path, "--cache", cacheFile.path]).0 })
 let processDescribe = median(
@@ -422,6 +444,14 @@ print(
 if let baselineList {
     print(
         "| listing, whole process, no cache, the baseline build (vs `lv2ls`) | \(format(baselineList)) | \(format(lv2lsTime)) | \(ratio(baselineList, lv2lsTime)) |"
+    )
+}
+print(
+    "| listing, whole process, no cache, CPU time (vs `lv2ls`) | \(format(processListCPU)) | \(format(lv2lsCPUTime)) | \(ratio(processListCPU, lv2lsCPUTime)) |"
+)
+if let baselineListCPU {
+    print(
+        "| listing, whole process, no cache, CPU time, the baseline build (vs `lv2ls`) | \(format(baselineListCPU)) | \(format(lv2lsCPUTime)) | \(ratio(baselineListCPU, lv2lsCPUTime)) |"
     )
 }
 print(
