@@ -322,30 +322,35 @@ public struct PluginCatalog: Sendable {
     private static func resolvePlanTypes(
         plugins: [PluginManifest], disabled: [PluginManifest], configuration: HostConfiguration
     ) -> (available: [String: Location], unavailable: [String: ManifestError], problems: [ManifestError]) {
-        var declarers: [String: [Location]] = [:]
-        declarers.reserveCapacity(plugins.count)
+        // Each plan type's first declarer, and the later ones of the few declared more than once.
+        var firstDeclarer: [String: Location] = [:]
+        firstDeclarer.reserveCapacity(plugins.count)
+        var later: [String: [Location]] = [:]
         var order: [String] = []
         for (p, plugin) in plugins.enumerated() {
             for (f, performer) in plugin.performers.enumerated() {
                 for (q, plan) in performer.plans.enumerated() {
                     let location = Location(plugin: p, performer: f, plan: q)
-                    if declarers[plan.type] == nil {
-                        declarers[plan.type] = [location]
+                    if firstDeclarer[plan.type] == nil {
+                        firstDeclarer[plan.type] = location
                         order.append(plan.type)
                     } else {
-                        declarers[plan.type]!.append(location)
+                        later[plan.type, default: []].append(location)
                     }
                 }
             }
         }
-        var available: [String: Location] = [:]
-        available.reserveCapacity(declarers.count)
+        // A plan type declared once, with no owner named, is performed by its declarer; the others are decided
+        // below, in declaration order.
+        var available = firstDeclarer
         var unavailable: [String: ManifestError] = [:]
         var problems: [ManifestError] = []
         func path(_ l: Location) -> String { "$.performers[\(l.performer)].plans[\(l.plan)].type" }
 
-        for type in order {
-            let locations = declarers[type]!
+        let owners = configuration.planTypeOwners
+        for type in order where (!later.isEmpty && later[type] != nil) || (!owners.isEmpty && owners[type] != nil) {
+            let locations = [firstDeclarer[type]!] + (later[type] ?? [])
+            available[type] = nil
             if let owner = configuration.planTypeOwners[type] {
                 if let chosen = locations.first(where: { plugins[$0.plugin].id == owner }) {
                     available[type] = chosen
