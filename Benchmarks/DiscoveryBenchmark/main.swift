@@ -2,7 +2,11 @@
 // library, plus plan validation cost.
 //
 //   swift build -c release --product discovery-benchmark
-//   .build/release/discovery-benchmark [--plugins 1000] [--runs 11]
+//   .build/release/discovery-benchmark [--plugins 1000] [--runs 11] [--baseline OTHER-BUILD]
+//
+// --baseline names another build of this benchmark (say, of the main branch, copied aside): its `--list` is
+// then timed as a whole process too, alternating with this build's and `lv2ls` run by run, so that a change
+// is measured side by side under the same load.
 //
 // Generates N JSON manifests and N equivalent LV2 bundles (each plugin: one plan type with 6 numeric
 // fields with unit, default, minimum, maximum ↔ 6 control input ports with the same) in a temporary
@@ -166,6 +170,13 @@ for n in 0..<pluginCount {
 
 // MARK: Timing
 
+/// The 1-, 5- and 15-minute load averages (`/proc/loadavg`): the machine is shared, so timings need it beside them.
+func loadAverage() -> String {
+    ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").prefix(3)
+        .joined(separator: " ")
+}
+let loadAtStart = loadAverage()
+
 func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15
 }
@@ -183,9 +194,16 @@ func time(_ body: () throws -> Void) rethrows -> Double {
     return milliseconds(clock.now - start)
 }
 
+/// The CPU time (user + system, ms, from `wait4`'s `rusage`) of the last program ``runProcess(_:_:environment:)``
+/// ran: on a shared machine a process that uses both cores can win on wall time when the load is low and lose
+/// when it is high, so the table gives both.
+var lastProcessCPUTime = 0.0
+
+func milliseconds(_ time: timeval) -> Double { Double(time.tv_sec) * 1e3 + Double(time.tv_usec) / 1e3 }
+
 /// Runs a program to completion with `posix_spawn` (Foundation's `Process` adds several milliseconds of
 /// its own per launch), stdout captured in a file; returns wall time in ms and the output.
-func runProcess(_ path: String, _ args: [String], environment: [String: String]? = nil) throws -> (Double, String) {
+@MainActor func runProcess(_ path: String, _ args: [String], environment: [String: String]? = nil) throws -> (Double, String) {
     let outputPath = root.appendingPathComponent("spawn-output.txt").path
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -207,7 +225,9 @@ func runProcess(_ path: String, _ args: [String], environment: [String: String]?
             throw NSError(
                 domain: "benchmark", code: Int(spawned), userInfo: [NSLocalizedDescriptionKey: "cannot run \(path)"])
         }
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
+        lastProcessCPUTime = milliseconds(usage.ru_utime) + milliseconds(usage.ru_stime)
     }
     guard status == 0 else {
         throw NSError(domain: "benchmark", code: Int(status), userInfo: [NSLocalizedDescriptionKey: "\(path) failed"])
@@ -281,11 +301,11 @@ var lilvDescribeInProcess: Double?
 var notes: [String] = []
 let lv2Environment = ProcessInfo.processInfo.environment.merging(["LV2_PATH": lv2Folder.path]) { $1 }
 
-if let lv2ls = which("lv2ls") {
+let lv2lsPath = which("lv2ls")
+if let lv2ls = lv2lsPath {
     let (_, output) = try runProcess(lv2ls, [], environment: lv2Environment)
     let listed = output.split(separator: "\n").count
     if listed != pluginCount { notes.append("lv2ls listed \(listed) plugins, expected \(pluginCount)") }
-    lv2lsTime = median(try (0..<runs).map { _ in try runProcess(lv2ls, [], environment: lv2Environment).0 })
 } else {
     notes.append("lv2ls not found: apt-get install -y lilv-utils")
 }
@@ -327,7 +347,38 @@ if let source = sourceCandidates.first(where: { FileManager.default.fileExists(a
 
 let me = ProcessInfo.processInfo.arguments[0]
 let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? me
-let processList = median(try (0..<runs).map { _ in try runProcess(selfPath, ["--list", manifestFolder.path]).0 })
+// Listing without the cache, against lv2ls (and a baseline build), alternating run by run.
+let baselinePath = option("--baseline")
+var listTimes: [Double] = []
+var lv2lsTimes: [Double] = []
+var baselineTimes: [Double] = []
+if let baselinePath {
+    let (mine, theirs) = (
+        try runProcess(selfPath, ["--list", manifestFolder.path]).1, try runProcess(baselinePath, ["--list", manifestFolder.path]).1
+    )
+    if mine != theirs { notes.append("the baseline build lists other plugins than this build") }
+}
+var listCPU: [Double] = []
+var lv2lsCPU: [Double] = []
+var baselineCPU: [Double] = []
+for _ in 0..<runs {
+    listTimes.append(try runProcess(selfPath, ["--list", manifestFolder.path]).0)
+    listCPU.append(lastProcessCPUTime)
+    if let lv2ls = lv2lsPath {
+        lv2lsTimes.append(try runProcess(lv2ls, [], environment: lv2Environment).0)
+        lv2lsCPU.append(lastProcessCPUTime)
+    }
+    if let baselinePath {
+        baselineTimes.append(try runProcess(baselinePath, ["--list", manifestFolder.path]).0)
+        baselineCPU.append(lastProcessCPUTime)
+    }
+}
+let processList = median(listTimes)
+lv2lsTime = lv2lsTimes.isEmpty ? nil : median(lv2lsTimes)
+let baselineList = baselineTimes.isEmpty ? nil : median(baselineTimes)
+let processListCPU = median(listCPU)
+let lv2lsCPUTime = lv2lsCPU.isEmpty ? nil : median(lv2lsCPU)
+let baselineListCPU = baselineCPU.isEmpty ? nil : median(baselineCPU)
 let processListCached = median(
     try (0..<runs).map { _ in try runProcess(selfPath, ["--list", manifestFolder.path, "--cache", cacheFile.path]).0 })
 let processDescribe = median(
@@ -379,7 +430,9 @@ func ratio(_ motion: Double, _ lilv: Double?) -> String {
     return String(format: "%.1f×", lilv / motion)
 }
 
-print("Discovery: \(pluginCount) plugins × 6 numeric fields (JSON manifests vs LV2 bundles); median of \(runs) runs")
+print(
+    "Discovery: \(pluginCount) plugins × 6 numeric fields (JSON manifests vs LV2 bundles); median of \(runs) runs; \(ProcessInfo.processInfo.activeProcessorCount) cores, load average \(loadAtStart) at the start, \(loadAverage()) at the end"
+)
 print("")
 print("| measurement | MotionHost | lilv | lilv ÷ MotionHost |")
 print("|---|---:|---:|---:|")
@@ -388,6 +441,19 @@ print("| listing, in-process, discovery cache | \(format(warmList)) | | |")
 print(
     "| listing, whole process, no cache (vs `lv2ls`) | \(format(processList)) | \(format(lv2lsTime)) | \(ratio(processList, lv2lsTime)) |"
 )
+if let baselineList {
+    print(
+        "| listing, whole process, no cache, the baseline build (vs `lv2ls`) | \(format(baselineList)) | \(format(lv2lsTime)) | \(ratio(baselineList, lv2lsTime)) |"
+    )
+}
+print(
+    "| listing, whole process, no cache, CPU time (vs `lv2ls`) | \(format(processListCPU)) | \(format(lv2lsCPUTime)) | \(ratio(processListCPU, lv2lsCPUTime)) |"
+)
+if let baselineListCPU {
+    print(
+        "| listing, whole process, no cache, CPU time, the baseline build (vs `lv2ls`) | \(format(baselineListCPU)) | \(format(lv2lsCPUTime)) | \(ratio(baselineListCPU, lv2lsCPUTime)) |"
+    )
+}
 print(
     "| listing, whole process, discovery cache (vs `lv2ls`) | \(format(processListCached)) | \(format(lv2lsTime)) | \(ratio(processListCached, lv2lsTime)) |"
 )

@@ -87,6 +87,15 @@ public enum RegularFile {
     /// - Returns: The open file; close it with ``close(_:)``.
     /// - Throws: ``FileReadError`` `.notFound`, `.notARegularFile` (naming what the path is) or `.unreadable`.
     public static func open(atPath path: String, what: String) throws(FileReadError) -> OpenRegularFile {
+        try open(atPath: path, what: what, clearsNonBlocking: true)
+    }
+
+    /// ``open(atPath:what:)``, leaving `O_NONBLOCK` set when `clearsNonBlocking` is false: for a file that is
+    /// only read here and closed, since `read(2)` of a regular file does not heed it (two `fcntl(2)` calls
+    /// fewer per file; discovery reads one file per plugin).
+    private static func open(atPath path: String, what: String, clearsNonBlocking: Bool) throws(FileReadError)
+        -> OpenRegularFile
+    {
         var fd: Int32
         repeat { fd = unsafe Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) } while fd < 0 && Glibc.errno == EINTR
         if fd < 0 {
@@ -115,8 +124,10 @@ public enum RegularFile {
                     "\(what) is \(kindName(type)), not a regular file; the host reads only regular files. To fix, name the file itself",
                 errno: 0)
         }
-        let flags = fcntl(fd, F_GETFL)
-        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        if clearsNonBlocking {
+            let flags = fcntl(fd, F_GETFL)
+            if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        }
         return OpenRegularFile(
             descriptor: fd, size: Int64(status.st_size), owner: UInt32(status.st_uid), mode: UInt32(status.st_mode),
             device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
@@ -131,7 +142,7 @@ public enum RegularFile {
     /// - Throws: ``FileReadError``: as ``open(atPath:what:)``, `.tooLarge` naming the limit, or `.unreadable`
     ///   for a failed `read(2)`.
     public static func read(atPath path: String, limit: Int, what: String) throws(FileReadError) -> [UInt8] {
-        let file = try open(atPath: path, what: what)
+        let file = try open(atPath: path, what: what, clearsNonBlocking: false)
         defer { close(file) }
         return try read(file, path: path, limit: limit, what: what)
     }
@@ -147,11 +158,14 @@ public enum RegularFile {
     public static func read(_ file: OpenRegularFile, path: String, limit: Int, what: String) throws(FileReadError)
         -> [UInt8]
     {
-        let tooLarge = FileReadError(
-            code: .tooLarge, path: path,
-            message:
-                "\(what) is larger than the \(FileSizeLimit.describe(limit)) the host reads for it; it was not read. To fix, check that this is the right file",
-            errno: 0)
+        // Made only when it is thrown: its message costs more than reading a small manifest.
+        var tooLarge: FileReadError {
+            FileReadError(
+                code: .tooLarge, path: path,
+                message:
+                    "\(what) is larger than the \(FileSizeLimit.describe(limit)) the host reads for it; it was not read. To fix, check that this is the right file",
+                errno: 0)
+        }
         if file.size > Int64(limit) { throw tooLarge }
         // One byte more than the limit is asked for, so a file that grew past it is noticed.
         var bytes = [UInt8](repeating: 0, count: min(Int(max(file.size, 0)), limit) + 1)

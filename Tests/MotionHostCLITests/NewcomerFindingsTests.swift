@@ -45,6 +45,21 @@ import Testing
             ])
     }
 
+    @Test func aPluginWhoseLibraryIsMissingIsListedUnderTheManifestsLibraryName() throws {
+        let folder = try temporaryPluginFolder(
+            manifest: #"""
+                {"manifestVersion": 1, "id": "org.example.long", "name": "Long", "version": "1.0.0", "abiVersion": "1.0",
+                 "library": "lib/libLong.so", "performers": [{"class": "Long", "interface": "entry", "plans": [{"type": "Long"}]}]}
+                """#)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try MotionHost.run(["plugins", "list", "--plugin-path", folder.path])
+        #expect(result.status == 1)
+        let row = result.outputLines.first { $0.hasPrefix("org.example.long") }
+        let columns = row?.split(separator: " ", omittingEmptySubsequences: true).prefix(4).map(String.init)
+        #expect(columns == ["org.example.long", "1.0.0", "lib/libLong.so", "Long"])
+        #expect(row?.contains("library unavailable: the library file was not found; looked in \(folder.path)") == true)
+    }
+
     @Test func listWithNothingValidFails() throws {
         let empty = try MotionHost.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: empty) }

@@ -200,13 +200,3 @@ private struct ItemReader {
 
     private func peek() -> CMotionJSON_item? { index < items.count ? items[index] : nil }
 }
-
-extension CMotionJSON_item {
-    /// Whether this is a string item holding exactly `literal` (ASCII), compared byte for byte.
-    fileprivate func `is`(_ literal: StaticString) -> Bool {
-        guard kind == CMotionJSON_KIND_STRING, Int(count) == literal.utf8CodeUnitCount,
-            let start = UnsafeRawPointer(bitPattern: UInt(payload))
-        else { return false }
-        return memcmp(start, literal.utf8Start, Int(count)) == 0
-    }
-}

@@ -206,7 +206,7 @@ public struct PluginCatalog: Sendable {
             if let cached = session?.cachedManifest(path: file.path, status: file.status, url: file.url) {
                 outcomes.set(i, .cached(cached))
             } else {
-                outcomes.set(i, ManifestOutcome.read(file.url))
+                outcomes.set(i, ManifestOutcome.read(file.url, path: file.path))
             }
         }
         let count = fileList.count
@@ -322,30 +322,35 @@ public struct PluginCatalog: Sendable {
     private static func resolvePlanTypes(
         plugins: [PluginManifest], disabled: [PluginManifest], configuration: HostConfiguration
     ) -> (available: [String: Location], unavailable: [String: ManifestError], problems: [ManifestError]) {
-        var declarers: [String: [Location]] = [:]
-        declarers.reserveCapacity(plugins.count)
+        // Each plan type's first declarer, and the later ones of the few declared more than once.
+        var firstDeclarer: [String: Location] = [:]
+        firstDeclarer.reserveCapacity(plugins.count)
+        var later: [String: [Location]] = [:]
         var order: [String] = []
         for (p, plugin) in plugins.enumerated() {
             for (f, performer) in plugin.performers.enumerated() {
                 for (q, plan) in performer.plans.enumerated() {
                     let location = Location(plugin: p, performer: f, plan: q)
-                    if declarers[plan.type] == nil {
-                        declarers[plan.type] = [location]
+                    if firstDeclarer[plan.type] == nil {
+                        firstDeclarer[plan.type] = location
                         order.append(plan.type)
                     } else {
-                        declarers[plan.type]!.append(location)
+                        later[plan.type, default: []].append(location)
                     }
                 }
             }
         }
-        var available: [String: Location] = [:]
-        available.reserveCapacity(declarers.count)
+        // A plan type declared once, with no owner named, is performed by its declarer; the others are decided
+        // below, in declaration order.
+        var available = firstDeclarer
         var unavailable: [String: ManifestError] = [:]
         var problems: [ManifestError] = []
         func path(_ l: Location) -> String { "$.performers[\(l.performer)].plans[\(l.plan)].type" }
 
-        for type in order {
-            let locations = declarers[type]!
+        let owners = configuration.planTypeOwners
+        for type in order where (!later.isEmpty && later[type] != nil) || (!owners.isEmpty && owners[type] != nil) {
+            let locations = [firstDeclarer[type]!] + (later[type] ?? [])
+            available[type] = nil
             if let owner = configuration.planTypeOwners[type] {
                 if let chosen = locations.first(where: { plugins[$0.plugin].id == owner }) {
                     available[type] = chosen
@@ -399,16 +404,16 @@ enum ManifestOutcome: Sendable {
     /// A JSON object without `manifestVersion`: another kind of file (a scene, say), not a manifest.
     case notAManifest
 
-    static func read(_ url: URL) -> ManifestOutcome {
+    /// Reads the manifest at `path` (the file listed and trust-checked), named `url` in the result.
+    static func read(_ url: URL, path: String) -> ManifestOutcome {
         let bytes: [UInt8]
         do {
-            bytes = try ManifestError.readDocument(at: url, limit: FileSizeLimit.manifest, what: "the manifest")
+            bytes = try ManifestError.readDocument(atPath: path, url: url, limit: FileSizeLimit.manifest, what: "the manifest")
         } catch {
             return .invalid(error, rawID: nil)
         }
-        let data = Data(bytes)
         do {
-            return .valid(try PluginManifest.decode(data, url: url))
+            return .valid(try PluginManifest.decode(bytes, url: url))
         } catch {
             if error.code == .missingField && error.jsonPath == "$.manifestVersion" { return .notAManifest }
             let rawID = (try? JSONParser.parse(bytes))?.object?["id"]?.string

@@ -190,11 +190,25 @@ func system_listDirectory(_ path: String, suffix: String) throws(Errno)
 
 /// The folder part of a path (`dirname(3)` semantics, without modifying its argument).
 func directoryName(of path: String) -> String {
+    // An ASCII path, the usual one, by its bytes (each Character of it is one byte, so the rules below read
+    // the same); discovery asks once per manifest.
+    var bytes = path
+    if let folder = bytes.withUTF8(asciiDirectoryName) { return folder }
     var trimmed = Substring(path)
     while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
     guard let slash = trimmed.lastIndex(of: "/") else { return "." }
     if slash == trimmed.startIndex { return "/" }
     return String(trimmed[..<slash])
+}
+
+/// ``directoryName(of:)`` of an ASCII path; `nil` when the path is not ASCII.
+private func asciiDirectoryName(_ path: UnsafeBufferPointer<UInt8>) -> String? {
+    guard path.allSatisfy({ $0 < 0x80 }) else { return nil }
+    var end = path.count
+    while end > 1 && path[end - 1] == UInt8(ascii: "/") { end -= 1 }
+    guard let slash = path[..<end].lastIndex(of: UInt8(ascii: "/")) else { return "." }
+    if slash == 0 { return "/" }
+    return String(decoding: UnsafeBufferPointer(rebasing: path[..<slash]), as: UTF8.self)
 }
 
 /// A new inotify instance, non-blocking and closed on `exec`. Wraps `inotify_init1(2)` with

@@ -13,8 +13,14 @@ extension ManifestError {
     /// - Throws: ``ManifestError`` code `unreadable` naming the file, with MotionFiles' message (missing, not a
     ///   regular file, too large, unreadable).
     static func readDocument(at url: URL, limit: Int, what: String) throws(ManifestError) -> [UInt8] {
+        try readDocument(atPath: url.path, url: url, limit: limit, what: what)
+    }
+
+    /// ``readDocument(at:limit:what:)`` of the file at `path`, which `url` names in an error (discovery has
+    /// the path of each file it listed already; a `URL`'s `path` costs a few microseconds to make).
+    static func readDocument(atPath path: String, url: URL, limit: Int, what: String) throws(ManifestError) -> [UInt8] {
         do {
-            return try RegularFile.read(atPath: url.path, limit: limit, what: what)
+            return try RegularFile.read(atPath: path, limit: limit, what: what)
         } catch {
             throw ManifestError(code: .unreadable, file: url, jsonPath: nil, message: error.message)
         }

@@ -16,7 +16,13 @@ extension PluginManifest {
     ///   expected and what was found; invalid JSON gives line and column.
     public static func load(contentsOf url: URL) throws(ManifestError) -> PluginManifest {
         let bytes = try ManifestError.readDocument(at: url, limit: FileSizeLimit.manifest, what: "the manifest")
-        return try decode(Data(bytes), url: url)
+        return try decode(bytes, url: url)
+    }
+
+    /// Validates a manifest from its JSON bytes, as ``decode(_:url:)-(Data,_)`` does.
+    static func decode(_ bytes: [UInt8], url: URL) throws(ManifestError) -> PluginManifest {
+        if let manifest = bytes.withUnsafeBytes({ fastDecoded($0, url: url) }) { return manifest }
+        return try strictlyDecoded(Data(bytes), url: url)
     }
 
     /// Validates a manifest from its JSON bytes.
@@ -26,6 +32,14 @@ extension PluginManifest {
     /// - Returns: The manifest.
     /// - Throws: ``ManifestError`` as ``load(contentsOf:)``.
     public static func decode(_ data: Data, url: URL) throws(ManifestError) -> PluginManifest {
+        if let manifest = data.withUnsafeBytes({ fastDecoded($0, url: url) }) { return manifest }
+        return try strictlyDecoded(data, url: url)
+    }
+
+    /// ``decode(_:url:)-(Data,_)`` through ``ManifestDecoder`` alone: every rule checked on the parsed
+    /// `JSONValue`, with the JSON path of each value kept for the messages. The fast path
+    /// (``fastDecoded(_:url:)``) gives the same manifests; it leaves every error to this one.
+    static func strictlyDecoded(_ data: Data, url: URL) throws(ManifestError) -> PluginManifest {
         let reader = JSONDocumentReader<ManifestError>(file: url)
         let root = try reader.parseObject(data)
         return try ManifestDecoder(reader: reader).manifest(root, url: url)
@@ -434,13 +448,19 @@ struct ManifestDecoder {
 
     /// Class names and plan types must be unique within the manifest.
     private func checkUniqueness(_ performers: [PerformerManifest]) throws(ManifestError) {
-        let r = reader
+        if let problem = Self.uniquenessProblem(performers, file: reader.file) { throw problem }
+    }
+
+    /// The first class name or plan type declared twice in `performers`, or `nil`.
+    static func uniquenessProblem(_ performers: [PerformerManifest], file: URL) -> ManifestError? {
+        // One class with one plan type, the usual manifest: nothing can repeat.
+        if performers.count == 1 && performers[0].plans.count <= 1 { return nil }
         var classes: [String: Int] = [:]
         var planTypes: [String: (Int, Int)] = [:]
         for (p, performer) in performers.enumerated() {
             if let earlier = classes[performer.className] {
-                throw ManifestError(
-                    code: .duplicate, file: r.file, jsonPath: "$.performers[\(p)].class",
+                return ManifestError(
+                    code: .duplicate, file: file, jsonPath: "$.performers[\(p)].class",
                     message:
                         "expected a class name not declared earlier in this manifest; found \(JSONText.quoted(performer.className)) again (first at $.performers[\(earlier)].class)"
                 )
@@ -448,8 +468,8 @@ struct ManifestDecoder {
             classes[performer.className] = p
             for (q, plan) in performer.plans.enumerated() {
                 if let (ep, eq) = planTypes[plan.type] {
-                    throw ManifestError(
-                        code: .duplicate, file: r.file, jsonPath: "$.performers[\(p)].plans[\(q)].type",
+                    return ManifestError(
+                        code: .duplicate, file: file, jsonPath: "$.performers[\(p)].plans[\(q)].type",
                         message:
                             "expected a plan type not declared earlier in this manifest; found \(JSONText.quoted(plan.type)) again (first at $.performers[\(ep)].plans[\(eq)].type)"
                     )
@@ -457,9 +477,38 @@ struct ManifestDecoder {
                 planTypes[plan.type] = (p, q)
             }
         }
+        return nil
+    }
+
+    /// Whether this host can serve a plugin built against `abi`: the same major, a minor no newer than the
+    /// host's (`motion_plugin.h`, "Versioning"); ``manifest(_:url:)`` says which of the two fails.
+    static func isServable(_ abi: ABIVersion) -> Bool {
+        abi.major == Int(MOTION_ABI_VERSION_MAJOR) && abi.minor <= Int(MOTION_ABI_VERSION_MINOR)
     }
 
     // MARK: Lexical rules
+
+    /// Whether `path` is ASCII and ``libraryPathProblem(_:)`` finds nothing in it: not empty, no NUL, not
+    /// starting with `/` or `~`, no `..` component, not only `.` components, not ending with `/`.
+    private static func isAllowedASCIILibraryPath(_ path: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = path.first, first != UInt8(ascii: "/"), first != UInt8(ascii: "~"),
+            path.last != UInt8(ascii: "/")
+        else { return false }
+        var start = 0
+        var isOnlyDots = true
+        while start < path.count {
+            var end = start
+            while end < path.count && path[end] != UInt8(ascii: "/") {
+                guard path[end] != 0, path[end] < 0x80 else { return false }
+                end += 1
+            }
+            let length = end - start
+            if length == 2 && path[start] == UInt8(ascii: ".") && path[start + 1] == UInt8(ascii: ".") { return false }
+            if length > 0 && !(length == 1 && path[start] == UInt8(ascii: ".")) { isOnlyDots = false }
+            start = end + 1
+        }
+        return !isOnlyDots
+    }
 
     static func isHexDigit(_ c: UInt8) -> Bool {
         (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "f"))
@@ -478,17 +527,28 @@ struct ManifestDecoder {
     /// At least two dot-separated labels of letters, digits, `-` and `_`, each starting and ending with a
     /// letter or digit, the first label starting with a letter (`org.motion.tweenkit`).
     static func isReverseDNS(_ id: String) -> Bool {
-        let labels = id.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard labels.count >= 2, id.utf8.count <= 255 else { return false }
-        for (i, label) in labels.enumerated() {
-            guard let first = label.first, let last = label.last, label.count <= 63 else { return false }
-            guard isAlnum(first), isAlnum(last) else { return false }
-            if i == 0 && !isLetter(first) { return false }
-            guard label.allSatisfy({ isAlnum($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else {
+        // One pass over the bytes, no array of labels: discovery checks one id per manifest.
+        var id = id
+        return id.withUTF8(isReverseDNS)
+    }
+
+    private static func isReverseDNS(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count <= 255 else { return false }
+        var labels = 0
+        var start = 0
+        while true {
+            var end = start
+            while end < bytes.count && bytes[end] != UInt8(ascii: ".") { end += 1 }
+            let length = end - start
+            guard length > 0, length <= 63, isAlnum(bytes[start]), isAlnum(bytes[end - 1]) else { return false }
+            if labels == 0 && !isLetter(bytes[start]) { return false }
+            for c in bytes[start..<end] where !(isAlnum(c) || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")) {
                 return false
             }
+            labels += 1
+            if end == bytes.count { return labels >= 2 }
+            start = end + 1
         }
-        return true
     }
 
     /// `MAJOR[.MINOR[.PATCH]]` of decimal numbers, then optional `-prerelease` and `+build` of
@@ -530,6 +590,10 @@ struct ManifestDecoder {
 
     /// Why a manifest's `library` is not an allowed relative path, or `nil` when it is.
     static func libraryPathProblem(_ path: String) -> String? {
+        // The usual path, ASCII, in one pass over its bytes (for ASCII the rules below read the same:
+        // every Character is one byte); the others through the Character-based rules.
+        var bytes = path
+        if bytes.withUTF8(isAllowedASCIILibraryPath) { return nil }
         if path.isEmpty { return "is empty" }
         if path.utf8.contains(0) { return "contains a NUL byte" }
         if path.hasPrefix("/") { return "is absolute" }

@@ -30,7 +30,10 @@ func runPluginsList(_ values: ParsedValues) throws -> Int32 {
         do {
             library = try environment.loader.verify(plugin).path
         } catch {
-            library = (try? environment.loader.resolve(plugin).path) ?? plugin.library
+            // A library that was not found is not found again: no second search of the library folders.
+            library =
+                error.code == .libraryNotFound
+                ? plugin.library : (try? environment.loader.resolve(plugin).path) ?? plugin.library
             status =
                 error.code == .libraryNotFound || error.code == .pathEscape
                 ? "library unavailable: \(error.message)" : "refused: \(error.message)"
