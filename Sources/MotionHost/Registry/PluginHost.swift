@@ -20,6 +20,9 @@ public final class PluginHost: PerformerRegistry {
     var loaded: [String: LoadedPlugin] = [:]
     /// The manifest each loaded plugin runs with (the catalog's, or the one a reload read).
     var runningManifests: [String: PluginManifest] = [:]
+    /// The SHA-256 of each in-process plugin's running library, once a reload has hashed it (so the next reload
+    /// does not hash the running copy again).
+    var runningDigests: [String: String] = [:]
     /// Targets whose entry performers are updated with `update` alone, never `update_many` (for
     /// `plugins validate`, which compares the two).
     var unbatchedTargets: Set<TargetID> = []
