@@ -246,6 +246,11 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     /// that an ended sandbox is reaped and its mapping gone).
     var sandboxProcess: (pid: pid_t, sharedMemory: UnsafeMutableRawPointer)? { process.map { ($0.pid, $0.memory.base) } }
 
+    /// Set by the host when the plugin's performers are switched to another sandbox (a reload or restart, R43): the
+    /// replaced performers are then not destroyed one request each, since this sandbox is ended as a whole once they
+    /// are gone (1,000 Tweens: 1,000 round trips saved in the frame of the switch).
+    var isBeingReplaced = false
+
     /// Whether a performer made in this sandbox is still in use (not destroyed, not failed).
     var hasLivePerformers: Bool { contexts.contains { $0.isLive } }
 

@@ -49,12 +49,15 @@ extension PluginHost {
         runningManifests[id] = manifest
         updateDeclarations(of: id, to: manifest)
         isolatedPlugins.append(fresh)
+        let replaced: IsolatedPlugin? = if case .isolated(let old)? = running { old } else { nil }
+        replaced?.isBeingReplaced = true
         do {
             let recreation = try scheduler.recreatePerformers(of: performerClasses(ofPlugin: id))
-            if case .isolated(let old)? = running { retiredPlugins.append(old) }
+            if let replaced { retiredPlugins.append(replaced) }
             endRetiredSandboxes()
             return recreation
         } catch {
+            replaced?.isBeingReplaced = false
             loaded[id] = running
             runningManifests[id] = runningManifest
             if let runningManifest { updateDeclarations(of: id, to: runningManifest) }
