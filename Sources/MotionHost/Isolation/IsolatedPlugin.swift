@@ -256,7 +256,12 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
 
     /// Whether this sandbox failed and the configuration asks for a new one (`"onCrash": "restart"`, fewer than
     /// `maxRestarts` so far).
-    var isRestartDue: Bool { failure != nil && settings.onCrash == .restart && restarts < settings.maxRestarts }
+    var isRestartDue: Bool {
+        failure != nil && !hasGivenUpRestarting && settings.onCrash == .restart && restarts < settings.maxRestarts
+    }
+    /// Set by the host when a restart was due but no new sandbox could take over: later calls say the plugin's plan
+    /// types are not performed any more.
+    var hasGivenUpRestarting = false
 
     // MARK: Performers
 

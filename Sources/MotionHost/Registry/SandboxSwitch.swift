@@ -30,6 +30,7 @@ extension PluginHost {
                 throw PluginError(code: .sandboxFailed, message: "its performers could not be re-created: \(error.message)", for: manifest)
             }
         } catch {
+            failed.hasGivenUpRestarting = true
             return failure.with(cause: "\(failure.cause); no new sandbox took over (\(error.message))")
         }
         return failure.with(restartedReadding: recreation.readdedPlanCount)
