@@ -8,11 +8,27 @@ import Testing
 /// sandbox with R43, and the old process is reaped and its shared memory unmapped.
 @Suite("An ended sandbox is reaped and unmapped", .serialized)
 struct SandboxLifecycleTests {
+    /// `/proc/self/maps`, read to its end with `read(2)` (a procfs file says its size is 0; under Thread Sanitizer
+    /// `String(contentsOfFile:)` read only its first 4 KiB).
+    static func readMaps() -> String {
+        let fd = open("/proc/self/maps", O_RDONLY)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            bytes += chunk[..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// The inode of the shared-memory file mapped at `address` in this process (the `/proc/self/maps` line whose range
     /// holds it), if mapped.
     static func memfdInode(mappedAt address: UnsafeMutableRawPointer) throws -> String? {
         let wanted = UInt(bitPattern: address)
-        let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+        let maps = readMaps()
         for line in maps.split(separator: "\n") where line.contains("memfd:motion-sandbox") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             let range = fields[0].split(separator: "-").compactMap { UInt($0, radix: 16) }
@@ -21,15 +37,19 @@ struct SandboxLifecycleTests {
         return nil
     }
 
-    /// This process's mappings of sandbox memory, for a failure's message.
-    static func sandboxMappings() -> String {
-        let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
-        return maps.split(separator: "\n").filter { $0.contains("memfd") }.joined(separator: "\n")
+    /// This process's mappings of sandbox memory and the one holding `address`, for a failure's message.
+    static func mappings(around address: UnsafeMutableRawPointer) -> String {
+        let wanted = UInt(bitPattern: address)
+        let maps = readMaps()
+        return maps.split(separator: "\n").filter { line in
+            let range = line.split(separator: " ").first?.split(separator: "-").compactMap { UInt($0, radix: 16) } ?? []
+            return line.contains("memfd") || (range.count == 2 && range[0] <= wanted && wanted < range[1])
+        }.joined(separator: "\n") + " (\(maps.count) bytes of maps)"
     }
 
     /// Whether any mapping of this process is of the shared-memory file with `inode`.
     static func isMapped(inode: String) throws -> Bool {
-        let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+        let maps = readMaps()
         return maps.split(separator: "\n").contains { line in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             return fields.count > 5 && fields[4] == inode && line.contains("memfd:motion-sandbox")
@@ -57,7 +77,8 @@ struct SandboxLifecycleTests {
                 Transaction([.add(Plan(type: "Fault", fields: ["atFrame": .number(Double(frame + 1))]), target: TargetID("t\(round)"))]))
             let sandbox = try #require(host.currentSandbox(ofPlugin: Isolation.faults)?.sandboxProcess)
             let inode = try #require(
-                try Self.memfdInode(mappedAt: sandbox.sharedMemory), "no mapping at \(sandbox.sharedMemory) among: \(Self.sandboxMappings())")
+                try Self.memfdInode(mappedAt: sandbox.sharedMemory),
+                "no mapping at \(sandbox.sharedMemory) among: \(Self.mappings(around: sandbox.sharedMemory))")
             #expect(try Self.isMapped(inode: inode))
             for _ in 0..<2 {
                 scheduler.advanceFrame(to: Double(frame) / 60)
