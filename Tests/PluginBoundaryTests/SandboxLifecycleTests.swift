@@ -8,26 +8,16 @@ import Testing
 /// sandbox with R43, and the old process is reaped and its shared memory unmapped.
 @Suite("An ended sandbox is reaped and unmapped", .serialized)
 struct SandboxLifecycleTests {
-    /// `/proc/self/maps`, read to its end with `read(2)` (a procfs file says its size is 0; under Thread Sanitizer
+    /// `/proc/self/maps`, read to its end (FileHandle) (a procfs file says its size is 0; under Thread Sanitizer
     /// `String(contentsOfFile:)` read only its first 4 KiB).
     static func readMaps() -> String {
-        let fd = open("/proc/self/maps", O_RDONLY)
-        guard fd >= 0 else { return "" }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
-            bytes += chunk[..<n]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        let data = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/maps")).readToEnd()) ?? nil
+        return String(decoding: data ?? Data(), as: UTF8.self)
     }
 
     /// The inode of the shared-memory file mapped at `address` in this process (the `/proc/self/maps` line whose range
     /// holds it), if mapped.
-    static func memfdInode(mappedAt address: UnsafeMutableRawPointer) throws -> String? {
-        let wanted = UInt(bitPattern: address)
+    static func memfdInode(mappedAt wanted: UInt) -> String? {
         let maps = readMaps()
         for line in maps.split(separator: "\n") where line.contains("memfd:motion-sandbox") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
@@ -38,8 +28,7 @@ struct SandboxLifecycleTests {
     }
 
     /// This process's mappings of sandbox memory and the one holding `address`, for a failure's message.
-    static func mappings(around address: UnsafeMutableRawPointer) -> String {
-        let wanted = UInt(bitPattern: address)
+    static func mappings(around wanted: UInt) -> String {
         let maps = readMaps()
         return maps.split(separator: "\n").filter { line in
             let range = line.split(separator: " ").first?.split(separator: "-").compactMap { UInt($0, radix: 16) } ?? []
@@ -48,7 +37,7 @@ struct SandboxLifecycleTests {
     }
 
     /// Whether any mapping of this process is of the shared-memory file with `inode`.
-    static func isMapped(inode: String) throws -> Bool {
+    static func isMapped(inode: String) -> Bool {
         let maps = readMaps()
         return maps.split(separator: "\n").contains { line in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
@@ -77,9 +66,9 @@ struct SandboxLifecycleTests {
                 Transaction([.add(Plan(type: "Fault", fields: ["atFrame": .number(Double(frame + 1))]), target: TargetID("t\(round)"))]))
             let sandbox = try #require(host.currentSandbox(ofPlugin: Isolation.faults)?.sandboxProcess)
             let inode = try #require(
-                try Self.memfdInode(mappedAt: sandbox.sharedMemory),
-                "no mapping at \(sandbox.sharedMemory) among: \(Self.mappings(around: sandbox.sharedMemory))")
-            #expect(try Self.isMapped(inode: inode))
+                Self.memfdInode(mappedAt: sandbox.sharedMemory),
+                "no mapping at 0x\(String(sandbox.sharedMemory, radix: 16)) among: \(Self.mappings(around: sandbox.sharedMemory))")
+            #expect(Self.isMapped(inode: inode))
             for _ in 0..<2 {
                 scheduler.advanceFrame(to: Double(frame) / 60)
                 frame += 1
@@ -88,7 +77,7 @@ struct SandboxLifecycleTests {
             #expect(restarted.count == round + 1)
             // Reaped: no such process any more (a zombie would still answer kill(pid, 0)).
             #expect(kill(sandbox.pid, 0) == -1 && errno == ESRCH)
-            #expect(try !Self.isMapped(inode: inode), "the shared memory of the sandbox that crashed in round \(round) is still mapped")
+            #expect(!Self.isMapped(inode: inode), "the shared memory of the sandbox that crashed in round \(round) is still mapped")
             let current = try #require(host.currentSandbox(ofPlugin: Isolation.faults)?.sandboxProcess)
             #expect(current.pid != sandbox.pid)
         }
@@ -105,10 +94,10 @@ struct SandboxLifecycleTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restart-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        chmod(folder.path, 0o755)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
         let library = folder.appendingPathComponent("libFixtureFaults.so")
         try Data(contentsOf: productsDirectory.appendingPathComponent("libFixtureFaults.so")).write(to: library)
-        chmod(library.path, 0o755)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: library.path)
         let manifestURL = folder.appendingPathComponent("faults.json")
         try Data(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/plugins/faults.json")).write(to: manifestURL)
         let host = PluginHost(

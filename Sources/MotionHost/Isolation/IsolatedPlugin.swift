@@ -244,7 +244,7 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
 
     /// The sandbox's process id and the host's address of its shared memory while it runs (for tests, which check
     /// that an ended sandbox is reaped and its mapping gone).
-    var sandboxProcess: (pid: pid_t, sharedMemory: UnsafeMutableRawPointer)? { process.map { ($0.pid, $0.memory.base) } }
+    var sandboxProcess: (pid: pid_t, sharedMemory: UInt)? { process.map { ($0.pid, UInt(bitPattern: $0.memory.base)) } }
 
     /// Set by the host when the plugin's performers are switched to another sandbox (a reload or restart, R43): the
     /// replaced performers are then not destroyed one request each, since this sandbox is ended as a whole once they
