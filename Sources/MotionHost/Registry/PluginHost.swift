@@ -43,7 +43,7 @@ public final class PluginHost: PerformerRegistry {
     }
 
     /// Seconds an isolated plugin's sandbox has to answer any one request (the CLI's `--plugin-timeout`), or `nil`
-    /// for no limit; a sandbox that misses it is killed and its failure reported (``takeFailures()``).
+    /// for no limit; a sandbox that misses it is killed and its failure reported (``takeFailures(restartingIn:)``).
     public var pluginTimeout: Double? = 10
 
     /// Failures of isolated plugins not yet taken by ``takeFailures(restartingIn:)``.
