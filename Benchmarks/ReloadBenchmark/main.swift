@@ -2,7 +2,8 @@
 // library being complete on disk", measured against the release `motion-host serve --watch` at 60 fps and
 // printed as a table. From the repository root:
 //     swift build -c release && .build/release/reload-benchmark [--reloads N]
-// For each plugin (the C Setter, the Swift Pulse, TweenKit running 1,000 Tweens), in a folder of its own
+// For each plugin (the C Setter, the Swift Pulse, TweenKit running 1,000 Tweens; then the Setter and TweenKit
+// isolated, `--isolate`, where a reload starts a new sandbox and switches the performers to it), in a folder of its own
 // with its manifest and a copy of its release library: N times, at a random phase of the frame, a new copy of
 // the library (the same code with 8 distinct bytes appended, so its SHA-256 differs and it is loaded
 // again) is written beside it and renamed over it, as a linker does; the time runs from that rename to the
@@ -43,26 +44,36 @@ struct Case {
     let library: String
     let targets: [String]
     let operations: [String]
+    /// The plugin id to run in a sandbox (`--isolate`), if any.
+    var isolate: String? = nil
 }
 
 let tweens = 1000
+let setter = Case(
+    name: "Setter (C), 1 performer", manifest: "Examples/Plugins/setter.json", library: "libSetter.so",
+    targets: [#"{"name": "t", "properties": {"level": 0}}"#],
+    operations: [#"{"op": "add", "target": "t", "plan": {"type": "Set", "property": "level", "value": 1}}"#])
+let tweenKit = Case(
+    name: "TweenKit (Swift), \(tweens) running Tweens", manifest: "manifests/tweenkit.json", library: "libTweenKit.so",
+    targets: (0..<tweens).map { #"{"name": "t\#($0)", "properties": {"x": 0}}"# },
+    operations: (0..<tweens).map {
+        #"{"op": "add", "target": "t\#($0)", "plan": {"type": "Tween", "property": "x", "to": [1000000], "duration": 3600, "timing": "linear"}}"#
+    })
 let cases = [
-    Case(
-        name: "Setter (C), 1 performer", manifest: "Examples/Plugins/setter.json", library: "libSetter.so",
-        targets: [#"{"name": "t", "properties": {"level": 0}}"#],
-        operations: [#"{"op": "add", "target": "t", "plan": {"type": "Set", "property": "level", "value": 1}}"#]),
+    setter,
     Case(
         name: "Pulse (Swift), 1 performer", manifest: "Examples/Plugins/pulse.json", library: "libPulse.so",
         targets: [#"{"name": "card", "properties": {"scale": 1}}"#],
         operations: [
             #"{"op": "addNamed", "target": "card", "name": "pulse", "plan": {"type": "Pulse", "property": "scale", "duration": 60}}"#
         ]),
+    tweenKit,
     Case(
-        name: "TweenKit (Swift), \(tweens) running Tweens", manifest: "manifests/tweenkit.json", library: "libTweenKit.so",
-        targets: (0..<tweens).map { #"{"name": "t\#($0)", "properties": {"x": 0}}"# },
-        operations: (0..<tweens).map {
-            #"{"op": "add", "target": "t\#($0)", "plan": {"type": "Tween", "property": "x", "to": [1000000], "duration": 3600, "timing": "linear"}}"#
-        }),
+        name: "Setter isolated, 1 performer", manifest: setter.manifest, library: setter.library, targets: setter.targets,
+        operations: setter.operations, isolate: "org.example.setter"),
+    Case(
+        name: "TweenKit isolated, \(tweens) running Tweens", manifest: tweenKit.manifest, library: tweenKit.library,
+        targets: tweenKit.targets, operations: tweenKit.operations, isolate: "org.motion.tweenkit"),
 ]
 
 /// The timeline file's lines that contain `marker`, counted as the file grows.
@@ -94,7 +105,8 @@ struct Row {
 }
 
 func measure(_ benchmark: Case) throws -> Row {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reload-benchmark-\(getpid())-\(benchmark.library)")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "reload-benchmark-\(getpid())-\(benchmark.library)\(benchmark.isolate == nil ? "" : "-isolated")")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     chmod(folder.path, 0o755)
@@ -117,9 +129,10 @@ func measure(_ benchmark: Case) throws -> Row {
 
     let serve = Process()
     serve.executableURL = products.appendingPathComponent("motion-host")
-    serve.arguments = [
-        "serve", "scene.json", "--plugin-path", ".", "--watch", "--listen", "127.0.0.1:0", "--output", output.path,
-    ]
+    serve.arguments =
+        [
+            "serve", "scene.json", "--plugin-path", ".", "--watch", "--listen", "127.0.0.1:0", "--output", output.path,
+        ] + (benchmark.isolate.map { ["--isolate", $0] } ?? [])
     serve.currentDirectoryURL = folder
     serve.standardError = try FileHandle(forWritingTo: errors)
     serve.standardOutput = FileHandle.nullDevice

@@ -8,20 +8,37 @@ import Testing
 /// sandbox with R43, and the old process is reaped and its shared memory unmapped.
 @Suite("An ended sandbox is reaped and unmapped", .serialized)
 struct SandboxLifecycleTests {
-    /// The inode of the shared-memory file mapped at `address` in this process (`/proc/self/maps`), if mapped.
-    static func memfdInode(mappedAt address: UnsafeMutableRawPointer) throws -> String? {
-        let start = String(UInt(bitPattern: address), radix: 16)
-        let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
-        for line in maps.split(separator: "\n") where line.hasPrefix(start + "-") && line.contains("memfd:motion-sandbox") {
+    /// `/proc/self/maps`, read to its end (FileHandle) (a procfs file says its size is 0; under Thread Sanitizer
+    /// `String(contentsOfFile:)` read only its first 4 KiB).
+    static func readMaps() -> String {
+        let data = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/maps")).readToEnd()) ?? nil
+        return String(decoding: data ?? Data(), as: UTF8.self)
+    }
+
+    /// The inode of the shared-memory file mapped at `address` in this process (the `/proc/self/maps` line whose range
+    /// holds it), if mapped.
+    static func memfdInode(mappedAt wanted: UInt) -> String? {
+        let maps = readMaps()
+        for line in maps.split(separator: "\n") where line.contains("memfd:motion-sandbox") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            return fields.count > 4 ? String(fields[4]) : nil
+            let range = fields[0].split(separator: "-").compactMap { UInt($0, radix: 16) }
+            if range.count == 2, range[0] <= wanted, wanted < range[1], fields.count > 4 { return String(fields[4]) }
         }
         return nil
     }
 
+    /// This process's mappings of sandbox memory and the one holding `address`, for a failure's message.
+    static func mappings(around wanted: UInt) -> String {
+        let maps = readMaps()
+        return maps.split(separator: "\n").filter { line in
+            let range = line.split(separator: " ").first?.split(separator: "-").compactMap { UInt($0, radix: 16) } ?? []
+            return line.contains("memfd") || (range.count == 2 && range[0] <= wanted && wanted < range[1])
+        }.joined(separator: "\n") + " (\(maps.count) bytes of maps)"
+    }
+
     /// Whether any mapping of this process is of the shared-memory file with `inode`.
-    static func isMapped(inode: String) throws -> Bool {
-        let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+    static func isMapped(inode: String) -> Bool {
+        let maps = readMaps()
         return maps.split(separator: "\n").contains { line in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             return fields.count > 5 && fields[4] == inode && line.contains("memfd:motion-sandbox")
@@ -48,8 +65,10 @@ struct SandboxLifecycleTests {
             try scheduler.commit(
                 Transaction([.add(Plan(type: "Fault", fields: ["atFrame": .number(Double(frame + 1))]), target: TargetID("t\(round)"))]))
             let sandbox = try #require(host.currentSandbox(ofPlugin: Isolation.faults)?.sandboxProcess)
-            let inode = try #require(try Self.memfdInode(mappedAt: sandbox.sharedMemory))
-            #expect(try Self.isMapped(inode: inode))
+            let inode = try #require(
+                Self.memfdInode(mappedAt: sandbox.sharedMemory),
+                "no mapping at 0x\(String(sandbox.sharedMemory, radix: 16)) among: \(Self.mappings(around: sandbox.sharedMemory))")
+            #expect(Self.isMapped(inode: inode))
             for _ in 0..<2 {
                 scheduler.advanceFrame(to: Double(frame) / 60)
                 frame += 1
@@ -58,7 +77,7 @@ struct SandboxLifecycleTests {
             #expect(restarted.count == round + 1)
             // Reaped: no such process any more (a zombie would still answer kill(pid, 0)).
             #expect(kill(sandbox.pid, 0) == -1 && errno == ESRCH)
-            #expect(try !Self.isMapped(inode: inode), "the shared memory of the sandbox that crashed in round \(round) is still mapped")
+            #expect(!Self.isMapped(inode: inode), "the shared memory of the sandbox that crashed in round \(round) is still mapped")
             let current = try #require(host.currentSandbox(ofPlugin: Isolation.faults)?.sandboxProcess)
             #expect(current.pid != sandbox.pid)
         }
@@ -67,6 +86,37 @@ struct SandboxLifecycleTests {
         #expect(scheduler.performerCount == 3)
         scheduler.advanceFrame(to: Double(frame) / 60)
         for target in ["t0", "t1", "t2"] { #expect(scene.target(TargetID(target))?["n"] == PropertyValue(Double(frame))) }
+        #expect(host.takeFailures(restartingIn: scheduler).isEmpty)
+    }
+
+    @Test("a restart whose new sandbox cannot load the plugin says so, once, and later plans of its types fail")
+    func aRestartThatCannotStartGivesUp() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("restart-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+        let library = folder.appendingPathComponent("libFixtureFaults.so")
+        try Data(contentsOf: productsDirectory.appendingPathComponent("libFixtureFaults.so")).write(to: library)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: library.path)
+        let manifestURL = folder.appendingPathComponent("faults.json")
+        try Data(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/plugins/faults.json")).write(to: manifestURL)
+        let host = PluginHost(
+            catalog: PluginCatalog(plugins: [try PluginManifest.load(contentsOf: manifestURL)]),
+            loader: LibraryLoader(configuration: HostConfiguration(plugins: ["*": PluginIsolation(mode: .process, onCrash: .restart)])),
+            logSink: { _, _ in })
+        let scheduler = Scheduler(scene: Scene(targets: ["t"]), registry: host)
+        scheduler.recordsPlansForRecreation = true
+        try scheduler.commit(Transaction([.add(Plan(type: "Fault", fields: ["atFrame": 0]), target: "t")]))
+        // The library goes before the crash is taken: the new sandbox cannot load it.
+        try FileManager.default.removeItem(at: library)
+        scheduler.advanceFrame(to: 0)
+        let failures = host.takeFailures(restartingIn: scheduler)
+        #expect(failures.count == 1)
+        #expect(failures.first?.isRestarted == false)
+        #expect(failures.first?.cause.contains("; no new sandbox took over (") == true, "\(failures)")
+        var refusal: CommitError?
+        do { try scheduler.commit(Transaction([.add(Plan(type: "Quiet"), target: "t")])) } catch { refusal = error }
+        #expect(refusal?.message.contains("its plan types are not performed any more in this run") == true, "\(String(describing: refusal))")
         #expect(host.takeFailures(restartingIn: scheduler).isEmpty)
     }
 }

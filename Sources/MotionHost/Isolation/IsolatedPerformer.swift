@@ -65,7 +65,7 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
     }
 
     deinit {
-        if isCreated, plugin.failure == nil {
+        if isCreated, plugin.failure == nil, !plugin.isBeingReplaced {
             var out = WireWriter()
             out.u32(slot)
             _ = try? Self.request(plugin, .destroy, "destroy_performer", out)

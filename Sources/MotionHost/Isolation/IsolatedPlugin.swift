@@ -244,14 +244,24 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
 
     /// The sandbox's process id and the host's address of its shared memory while it runs (for tests, which check
     /// that an ended sandbox is reaped and its mapping gone).
-    var sandboxProcess: (pid: pid_t, sharedMemory: UnsafeMutableRawPointer)? { process.map { ($0.pid, $0.memory.base) } }
+    var sandboxProcess: (pid: pid_t, sharedMemory: UInt)? { process.map { ($0.pid, UInt(bitPattern: $0.memory.base)) } }
+
+    /// Set by the host when the plugin's performers are switched to another sandbox (a reload or restart, R43): the
+    /// replaced performers are then not destroyed one request each, since this sandbox is ended as a whole once they
+    /// are gone (1,000 Tweens: 1,000 round trips saved in the frame of the switch).
+    var isBeingReplaced = false
 
     /// Whether a performer made in this sandbox is still in use (not destroyed, not failed).
     var hasLivePerformers: Bool { contexts.contains { $0.isLive } }
 
     /// Whether this sandbox failed and the configuration asks for a new one (`"onCrash": "restart"`, fewer than
     /// `maxRestarts` so far).
-    var isRestartDue: Bool { failure != nil && settings.onCrash == .restart && restarts < settings.maxRestarts }
+    var isRestartDue: Bool {
+        failure != nil && !hasGivenUpRestarting && settings.onCrash == .restart && restarts < settings.maxRestarts
+    }
+    /// Set by the host when a restart was due but no new sandbox could take over: later calls say the plugin's plan
+    /// types are not performed any more.
+    var hasGivenUpRestarting = false
 
     // MARK: Performers
 

@@ -28,7 +28,9 @@ public struct PluginIsolation: Sendable, Hashable {
         /// Its performers end (their is-active tokens are ended) and later plans of its types fail.
         case fail
         /// A new sandbox re-creates its performers and re-adds their current plans, at most
-        /// ``PluginIsolation/maxRestarts`` times.
+        /// ``PluginIsolation/maxRestarts`` times: ``PluginHost/takeFailures(restartingIn:)`` starts it and switches the
+        /// performers with ``Scheduler/recreatePerformers(of:)`` (R43), which needs the scheduler's
+        /// ``Scheduler/recordsPlansForRecreation``.
         case restart
     }
 

@@ -188,16 +188,20 @@ public struct LibraryLoader: Sendable {
     /// - Parameters:
     ///   - manifest: The manifest (as it is on disk now).
     ///   - running: The library loaded for it so far.
+    ///   - runningSHA256: The SHA-256 of `running`, when the caller knows it (a previous reload's
+    ///     ``LibraryCopy/sha256``); `nil` hashes its sealed copy (unless a pin hashed it at its load).
     /// - Returns: The new library and its SHA-256, or `running` (``LibraryCopy/isNew`` `false`) when the file
     ///   holds the same bytes.
     /// - Throws: ``PluginError`` as ``load(_:)``.
-    public func loadNewCopy(of manifest: PluginManifest, replacing running: LoadedLibrary) throws(PluginError) -> LibraryCopy {
+    public func loadNewCopy(of manifest: PluginManifest, replacing running: LoadedLibrary, runningSHA256: String? = nil) throws(PluginError)
+        -> LibraryCopy
+    {
         let (path, file, pins) = try openTrusted(manifest)
         defer { RegularFile.close(file) }
         let key = LoadedLibrary.Key(path: path, device: file.device, inode: file.inode)
         let sealed = try sealedCopy(of: file, path: path, manifest: manifest)
         let digest = try self.digest(sealed, path: path, manifest: manifest, closingOnFailure: true)
-        var runningDigest = running.sha256
+        var runningDigest = running.sha256 ?? runningSHA256
         if runningDigest == nil { runningDigest = try? self.digest(running.sealedDescriptor, path: running.resolvedPath, manifest: manifest) }
         if digest == runningDigest {
             system_close(sealed)

@@ -20,6 +20,9 @@ public final class PluginHost: PerformerRegistry {
     var loaded: [String: LoadedPlugin] = [:]
     /// The manifest each loaded plugin runs with (the catalog's, or the one a reload read).
     var runningManifests: [String: PluginManifest] = [:]
+    /// The SHA-256 of each in-process plugin's running library, once a reload has hashed it (so the next reload
+    /// does not hash the running copy again).
+    var runningDigests: [String: String] = [:]
     /// Targets whose entry performers are updated with `update` alone, never `update_many` (for
     /// `plugins validate`, which compares the two).
     var unbatchedTargets: Set<TargetID> = []
@@ -40,7 +43,7 @@ public final class PluginHost: PerformerRegistry {
     }
 
     /// Seconds an isolated plugin's sandbox has to answer any one request (the CLI's `--plugin-timeout`), or `nil`
-    /// for no limit; a sandbox that misses it is killed and its failure reported (``takeFailures()``).
+    /// for no limit; a sandbox that misses it is killed and its failure reported (``takeFailures(restartingIn:)``).
     public var pluginTimeout: Double? = 10
 
     /// Failures of isolated plugins not yet taken by ``takeFailures(restartingIn:)``.

@@ -121,7 +121,8 @@ extension PluginHost {
         }
         guard case .library(let running, let runningEntry)? = loaded[id] else { return nil }
         let manifest = try rereadManifest(runningManifest)
-        let copy = try loader.loadNewCopy(of: manifest, replacing: running)
+        let copy = try loader.loadNewCopy(of: manifest, replacing: running, runningSHA256: runningDigests[id])
+        runningDigests[id] = runningDigests[id] ?? (copy.isNew ? nil : copy.sha256)
         guard copy.isNew || manifest != runningManifest else { return nil }
         let entry: EntryPlugin?
         if copy.isNew {
@@ -148,6 +149,8 @@ extension PluginHost {
         settlePendingWork(in: scheduler)
         // The switch: from here the plugin's classes make performers from the new code.
         let runningDeclared = declared.filter { $0.key.pluginID == id }
+        let runningDigest = runningDigests[id]
+        runningDigests[id] = copy.sha256
         loaded[id] = .library(copy.library, entry: entry)
         runningManifests[id] = manifest
         declared.merge(functions) { _, new in new }
@@ -160,6 +163,7 @@ extension PluginHost {
         } catch {
             // Called at the wrong moment: nothing was re-created, so the old code stays.
             loaded[id] = .library(running, entry: runningEntry)
+            runningDigests[id] = runningDigest
             runningManifests[id] = runningManifest
             declared.merge(runningDeclared) { _, old in old }
             updateDeclarations(of: id, to: runningManifest)
@@ -215,7 +219,9 @@ extension PluginHost {
     /// A reload keeps the plugin's id, performer classes, their interfaces and plan types.
     private func checkReloadable(_ manifest: PluginManifest, running: PluginManifest) throws(PluginError) {
         func shape(_ manifest: PluginManifest) -> [String] {
-            manifest.performers.map { "\($0.className) (\($0.interface)): \($0.plans.map(\.type).sorted().joined(separator: ", "))" }.sorted()
+            // rawValue, not "\(interface)": describing an enum looks up its conformances, slow after a library is loaded.
+            manifest.performers.map { $0.className + " (" + $0.interface.rawValue + "): " + $0.plans.map(\.type).sorted().joined(separator: ", ") }
+                .sorted()
         }
         if manifest.id != running.id {
             throw PluginError(

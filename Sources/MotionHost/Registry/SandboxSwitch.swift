@@ -30,6 +30,7 @@ extension PluginHost {
                 throw PluginError(code: .sandboxFailed, message: "its performers could not be re-created: \(error.message)", for: manifest)
             }
         } catch {
+            failed.hasGivenUpRestarting = true
             return failure.with(cause: "\(failure.cause); no new sandbox took over (\(error.message))")
         }
         return failure.with(restartedReadding: recreation.readdedPlanCount)
@@ -49,12 +50,15 @@ extension PluginHost {
         runningManifests[id] = manifest
         updateDeclarations(of: id, to: manifest)
         isolatedPlugins.append(fresh)
+        let replaced: IsolatedPlugin? = if case .isolated(let old)? = running { old } else { nil }
+        replaced?.isBeingReplaced = true
         do {
             let recreation = try scheduler.recreatePerformers(of: performerClasses(ofPlugin: id))
-            if case .isolated(let old)? = running { retiredPlugins.append(old) }
+            if let replaced { retiredPlugins.append(replaced) }
             endRetiredSandboxes()
             return recreation
         } catch {
+            replaced?.isBeingReplaced = false
             loaded[id] = running
             runningManifests[id] = runningManifest
             if let runningManifest { updateDeclarations(of: id, to: runningManifest) }
