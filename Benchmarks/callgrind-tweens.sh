@@ -16,7 +16,7 @@ count="${1:-10000}"
 shift $(($# > 0 ? 1 : 0))
 sides=("${@:-limit}")
 [ $# -gt 0 ] || sides=(limit in-process plugin isolated)
-binary=.build/release/motion-benchmark
+binary="${BINARY:-.build/release/motion-benchmark}"
 [ -x "$binary" ] || { echo "error: $binary not found; run swift build -c release first" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "error: valgrind not found; apt-get install valgrind" >&2; exit 1; }
 frames=1321
@@ -43,17 +43,14 @@ for side in "${sides[@]}"; do
         python3 -c "print('%-12s %.0f' % ('$side', $total / ($frames * $count)))"
         continue
     fi
-    host=0 wait=0 sandbox=0
-    for file in "$out/$side".*.out; do
-        total="$(summary "$file")"
-        if grep -q '^cmd:.*motion-sandbox' "$file"; then
-            sandbox=$((sandbox + ${total:-0}))
-        else
-            host=$((host + ${total:-0}))
-            wait=$(inclusive "$file" cmotionhost_ring_read)
-        fi
-    done
-    [ "$sandbox" -gt 0 ] || { echo "error: no callgrind summary for the sandbox (see $out/$side.log)" >&2; exit 1; }
+    # The sandbox closes every descriptor it was not given, callgrind's output file too: its count is the total
+    # valgrind prints on its standard error at exit.
+    sandbox_pid="$(sed -n 's/^==\([0-9]*\)== Command: .*motion-sandbox.*/\1/p' "$out/$side.log" | head -n 1)"
+    sandbox="$(sed -n "s/^==$sandbox_pid== Collected : *//p" "$out/$side.log" | head -n 1)"
+    [ -n "$sandbox_pid" ] && [ -n "$sandbox" ] || { echo "error: no callgrind count for the sandbox (see $out/$side.log)" >&2; exit 1; }
+    host_file="$(grep -L '^cmd:.*motion-sandbox' "$out/$side".*.out | head -n 1)"
+    host="$(summary "$host_file")"
+    wait="$(inclusive "$host_file" cmotionhost_ring_read)"
     python3 -c "
 n = $frames * $count
 print('%-12s %.0f (host %.0f, sandbox %.0f; the host waited %.0f more)' % ('$side', ($host - $wait + $sandbox) / n, ($host - $wait) / n, $sandbox / n, $wait / n))"
