@@ -319,8 +319,9 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
                 let size = SandboxSharedMemory.slotBatchHeaderSize + 8 * (count + values)
                 guard size <= byteCount - offset else { throw .malformed("a set_slots batch cut short") }
                 flushByID()
-                // One call per run of one scene: a context of another scene starts a new run.
-                let scene = context?.withScene { ObjectIdentifier($0) }
+                // One call per run of one scene: a context of another scene starts a new run. (A retired context's
+                // scene may be gone: it is not read, and its batch is a run of its own, which set_slots refuses.)
+                let scene = context.flatMap { $0.isLive ? $0.withScene { ObjectIdentifier($0) } : nil }
                 if bySlot > 0, scene != slotScene { flushBySlot() }
                 if bySlot == 0 {
                     slotContext = context?.opaque

@@ -29,6 +29,11 @@ struct SandboxMessage {
 struct WireWriter {
     var bytes: [UInt8] = []
 
+    init() {}
+
+    /// A writer with room for `capacity` bytes, so that building a plan's request allocates once.
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
     mutating func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
     mutating func i32(_ value: Int32) { u32(UInt32(bitPattern: value)) }
     mutating func u64(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
@@ -267,8 +272,9 @@ struct SandboxSharedMemory: @unchecked Sendable {
     static let ringSize = cmotionhost_ring_header_size() + ringCapacity
     static let headerSize = 2 * ringSize
     static let size = headerSize + memberCapacity * 4 + writeBytes
-    /// How long a side spins (pause, then yield) for the other's message before it sleeps on the futex.
-    static let spinNanoseconds: UInt64 = 50_000
+    /// How long a side spins (pause, then yield) for the other's message at most before it sleeps on the futex (a
+    /// read spins as long as its thread's recent waits needed, within this: `cmotionhost_ring_read`).
+    static let spinNanoseconds: UInt64 = 10_000
 
     let base: UnsafeMutableRawPointer
     /// The host's requests and replies to the sandbox.
