@@ -4,26 +4,54 @@
 # twice, whatever else runs). For each side it runs one `motion-benchmark --profile-tweens COUNT SIDE`
 # (a warm-up of 60 frames, then 21 timed runs of 60 frames: 1,321 frames of COUNT tweens) under
 # `valgrind --tool=callgrind`, collecting only inside the frame function, and divides by frames × COUNT.
+# The isolated side counts both processes (--trace-children=yes): the host inside its frame function, less
+# its wait for the sandbox's reply (`cmotionhost_ring_read`, whose spinning counts instructions in proportion
+# to the time the sandbox takes, not to work), and the sandbox inside its `update_many` handler.
 #
-#   Benchmarks/callgrind-tweens.sh [COUNT]     (default 10000; from the repository root, after swift build -c release)
+#   Benchmarks/callgrind-tweens.sh [COUNT [SIDE...]]   (default 10000, every side; from the repository root, after
+#                                                       swift build -c release; SIDE: limit in-process plugin isolated)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count="${1:-10000}"
-binary=.build/release/motion-benchmark
+shift $(($# > 0 ? 1 : 0))
+sides=("${@:-limit}")
+[ $# -gt 0 ] || sides=(limit in-process plugin isolated)
+binary="${BINARY:-.build/release/motion-benchmark}"
 [ -x "$binary" ] || { echo "error: $binary not found; run swift build -c release first" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "error: valgrind not found; apt-get install valgrind" >&2; exit 1; }
 frames=1321
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 printf '%-12s %s\n' side "instructions per tween per frame ($count tweens, $frames frames)"
-for side in limit in-process plugin; do
+# The inclusive count of the functions matching $2 in callgrind file $1 (0 when none ran).
+inclusive() {
+    callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
+        python3 -c "import re,sys; print(sum(int(m.group(1).replace(',', '')) for m in (re.match(r'\s*([\d,]+)\s.*' + re.escape(sys.argv[1]), l) for l in sys.stdin) if m))" "$2"
+}
+summary() { sed -n 's/^summary: *//p' "$1" | head -n 1; }
+for side in "${sides[@]}"; do
     case "$side" in
-        limit) collect='ctweenlimit_frame' ;;
-        *) collect='$s10MotionCore9SchedulerC12advanceFrame2to*' ;;
+        limit) collect=(--toggle-collect='ctweenlimit_frame') ;;
+        isolated) collect=(--trace-children=yes --toggle-collect='$s10MotionCore9SchedulerC12advanceFrame2to*' --toggle-collect='*Server*updateMany*') ;;
+        *) collect=(--toggle-collect='$s10MotionCore9SchedulerC12advanceFrame2to*') ;;
     esac
-    valgrind --tool=callgrind --callgrind-out-file="$out/$side.out" --toggle-collect="$collect" \
+    valgrind --tool=callgrind --callgrind-out-file="$out/$side.%p.out" "${collect[@]}" \
         "$binary" --profile-tweens "$count" "$side" > /dev/null 2> "$out/$side.log"
-    total="$(sed -n 's/^summary: *//p' "$out/$side.out" | head -n 1)"
-    [ -n "$total" ] || { echo "error: no callgrind summary for $side (see $out/$side.log)" >&2; exit 1; }
-    python3 -c "print('%-12s %.0f' % ('$side', $total / ($frames * $count)))"
+    if [ "$side" != isolated ]; then
+        total="$(summary "$out/$side".*.out)"
+        [ -n "$total" ] || { echo "error: no callgrind summary for $side (see $out/$side.log)" >&2; exit 1; }
+        python3 -c "print('%-12s %.0f' % ('$side', $total / ($frames * $count)))"
+        continue
+    fi
+    # The sandbox closes every descriptor it was not given, callgrind's output file too: its count is the total
+    # valgrind prints on its standard error at exit.
+    sandbox_pid="$(sed -n 's/^==\([0-9]*\)== Command: .*motion-sandbox.*/\1/p' "$out/$side.log" | head -n 1)"
+    sandbox="$(sed -n "s/^==$sandbox_pid== Collected : *//p" "$out/$side.log" | head -n 1)"
+    [ -n "$sandbox_pid" ] && [ -n "$sandbox" ] || { echo "error: no callgrind count for the sandbox (see $out/$side.log)" >&2; exit 1; }
+    host_file="$(grep -L '^cmd:.*motion-sandbox' "$out/$side".*.out | head -n 1)"
+    host="$(summary "$host_file")"
+    wait="$(inclusive "$host_file" cmotionhost_ring_read)"
+    python3 -c "
+n = $frames * $count
+print('%-12s %.0f (host %.0f, sandbox %.0f; the host waited %.0f more)' % ('$side', ($host - $wait + $sandbox) / n, ($host - $wait) / n, $sandbox / n, $wait / n))"
 done

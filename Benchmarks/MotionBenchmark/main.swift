@@ -3,7 +3,7 @@
 //     swift build -c release && .build/release/motion-benchmark
 // One measurement alone, for a profiler (perf record …):
 //     motion-benchmark --profile-tweens [COUNT] [in-process|plugin|isolated|limit|both|alternating]   frame tick of running Tweens
-//     motion-benchmark --profile-plans [isolated]                          Tween plans committed to TweenKit
+//     motion-benchmark --profile-plans [isolated] [PLANS]                  Tween plans committed to TweenKit
 //     motion-benchmark --profile-json-plans                                JSON transactions (10 plans each) decoded + committed
 import Foundation
 import MotionCore
@@ -38,11 +38,14 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--profile-twee
             costs.ratios[2])
         exit(0)
     }
-    if side != "plugin" { print("in-process", try PluginBenchmarks.tweenFrameCost(registry: PluginBenchmarks.inProcessTweens(), performers: count)) }
     if side == "isolated" {
-        print("isolated", try PluginBenchmarks.tweenFrameCost(registry: try IsolationBenchmarks.makeIsolatedHost(), performers: count))
-        exit(0)
+        // The host outlives the run, so that its sandbox ends by seeing the host go (an exit a profiler in it,
+        // valgrind --trace-children=yes, writes its counts at), not by the SIGKILL of the host's shut-down.
+        let host = try IsolationBenchmarks.makeIsolatedHost()
+        print("isolated", try PluginBenchmarks.tweenFrameCost(registry: host, performers: count))
+        withExtendedLifetime(host) { exit(0) }
     }
+    if side != "plugin" { print("in-process", try PluginBenchmarks.tweenFrameCost(registry: PluginBenchmarks.inProcessTweens(), performers: count)) }
     if side != "in-process" { print("plugin", try PluginBenchmarks.tweenFrameCost(registry: try PluginBenchmarks.makeHost(), performers: count)) }
     exit(0)
 }
@@ -52,12 +55,16 @@ if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-json
     exit(0)
 }
 
-if (2...3).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "--profile-plans" {
-    let host = CommandLine.arguments.last == "isolated" ? try IsolationBenchmarks.makeIsolatedHost() : try PluginBenchmarks.makeHost()
+if (2...4).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "--profile-plans",
+    CommandLine.arguments.count < 4 || CommandLine.arguments[2] == "isolated"
+{
+    let arguments = CommandLine.arguments.dropFirst(2)
+    let host = arguments.first == "isolated" ? try IsolationBenchmarks.makeIsolatedHost() : try PluginBenchmarks.makeHost()
+    let plans = arguments.last.flatMap { Int($0) } ?? 100_000
     print(
-        try PluginBenchmarks.plansPerSecond(registry: host) {
-            Plan(type: "Tween", fields: ["property": "x", "to": [.number(Double($0 % 7))], "duration": 0.5])
-        })
+        try PluginBenchmarks.plansPerSecond(
+            registry: host, plan: { Plan(type: "Tween", fields: ["property": "x", "to": [.number(Double($0 % 7))], "duration": 0.5]) },
+            plans: plans))
     exit(0)
 }
 
@@ -67,8 +74,8 @@ let usage = """
                                                  the frame tick of COUNT (10000) running Tweens, for a profiler
            motion-benchmark --profile-scale COUNT
                                                  the limit, in-process and plugin ticks at one scale, with memory
-           motion-benchmark --profile-plans [isolated]
-                                                 Tween plans committed to TweenKit (in its sandbox), for a profiler
+           motion-benchmark --profile-plans [isolated] [PLANS]
+                                                 PLANS (100000) Tween plans committed to TweenKit (in its sandbox), 5 times
            motion-benchmark --profile-json-plans JSON transactions (10 plans each) decoded and committed, for a profiler
            motion-benchmark --measure-load MANIFEST
                                                  one library's trust checks + dlopen + entry + ABI, in ms

@@ -102,9 +102,10 @@ static void futex_wait(uint32_t *word, uint32_t expected, uint64_t timeout_ns) {
 
 static void futex_wake(uint32_t *word) { syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0); }
 
-/* Spins (pause, then yield) up to spin_ns until done(ring) says so. */
+/* Spins (pause, then yield) up to spin_ns until done(ring) says so; 0 ns: looks once. */
 static int spin_until(cmotionhost_ring *ring, size_t capacity, int (*done)(cmotionhost_ring *, size_t), uint64_t spin_ns) {
     if (done(ring, capacity)) return 1;
+    if (spin_ns == 0) return 0;
     uint64_t start = monotonic_ns();
     for (unsigned spins = 1;; spins++) {
         uint64_t now = spins % 16 == 0 ? monotonic_ns() : start;
@@ -159,14 +160,29 @@ size_t cmotionhost_ring_write(cmotionhost_ring *ring, size_t capacity, const voi
     return written;
 }
 
+/* How long this thread's next ring read spins before it sleeps, in ns: an average of what spinning would have
+ * needed in its last waits (one and a half times the wait when it ended within the limit, else nothing). A
+ * side whose peer answers at once (an idle peer on another core) keeps spinning and pays no futex call; a side
+ * whose peer waits for a core (a busy machine) soon stops spinning and sleeps at once, so that the futex wake
+ * puts it back on a core, instead of spinning and yielding that core to other processes until its turn comes
+ * round again. Per thread: each of the host's scheduler threads and the sandbox's serving thread waits alone. */
+static _Thread_local uint64_t read_spin_ns = 2000;
+
 size_t cmotionhost_ring_read(cmotionhost_ring *ring, size_t capacity, void *buffer, size_t max, uint64_t spin_ns,
                              uint64_t wait_ns) {
     if (max == 0) return 0;
-    if (!spin_until(ring, capacity, has_data, spin_ns)) {
-        __atomic_store_n(&ring->consumer_waiting, 1, __ATOMIC_SEQ_CST);
-        uint32_t sequence = __atomic_load_n(&ring->data_sequence, __ATOMIC_SEQ_CST);
-        if (!has_data(ring, capacity)) futex_wait(&ring->data_sequence, sequence, wait_ns);
-        __atomic_store_n(&ring->consumer_waiting, 0, __ATOMIC_SEQ_CST);
+    if (!has_data(ring, capacity)) {
+        uint64_t start = monotonic_ns();
+        uint64_t budget = read_spin_ns < spin_ns ? read_spin_ns : spin_ns;
+        if (!spin_until(ring, capacity, has_data, budget)) {
+            __atomic_store_n(&ring->consumer_waiting, 1, __ATOMIC_SEQ_CST);
+            uint32_t sequence = __atomic_load_n(&ring->data_sequence, __ATOMIC_SEQ_CST);
+            if (!has_data(ring, capacity)) futex_wait(&ring->data_sequence, sequence, wait_ns);
+            __atomic_store_n(&ring->consumer_waiting, 0, __ATOMIC_SEQ_CST);
+        }
+        uint64_t waited = monotonic_ns() - start;
+        uint64_t needed = waited <= spin_ns ? waited + waited / 4 : 0;
+        read_spin_ns = (3 * read_spin_ns + needed) / 4;
         if (!has_data(ring, capacity)) return 0;
     }
     uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);

@@ -372,6 +372,25 @@ struct SandboxConfinementTests {
         #expect(under["allocated"] == 1)
     }
 
+    /// 300,000 writes of 16 bytes each are more than the 3 MiB of writes a sandbox hands the host at once: the batch
+    /// goes in parts, every write in order.
+    @Test(
+        "a set_slots batch, small or larger than the sandbox's write queue, is applied whole, as in process",
+        arguments: [(3, true), (3, false), (300_000, true), (300_000, false)])
+    func largeSlotBatch(count: Int, isolated: Bool) throws {
+        let (target, failures) = try probe("WriteSlots", ["count": .number(Double(count))], isolated: isolated)
+        #expect(target["slotsStatus"] == 0)
+        #expect(target["x"] == PropertyValue(Double(count)))
+        #expect(failures.isEmpty)
+    }
+
+    @Test("a set_slots batch with a NaN at its end is refused whole, none of it applied, as in process", arguments: [true, false])
+    func poisonedSlotBatch(isolated: Bool) throws {
+        let (target, _) = try probe("WriteSlots", ["count": 300_000, "poisoned": 1], isolated: isolated)
+        #expect(target["slotsStatus"] == -1)  // MOTION_ERR_INVALID_ARGUMENT
+        #expect(target["x"] == nil)
+    }
+
     @Test("a descriptor the host opened without close-on-exec is not open in the sandbox")
     func descriptorsAreClosed() throws {
         // A high number, so that no descriptor the sandbox opens itself (the library's sealed copy) can have it.

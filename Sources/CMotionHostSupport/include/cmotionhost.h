@@ -67,7 +67,9 @@ void cmotionhost_ring_interrupt(cmotionhost_ring *ring);
 size_t cmotionhost_ring_write(cmotionhost_ring *ring, size_t capacity, const void *bytes, size_t count, uint64_t spin_ns,
                               int64_t timeout_ns);
 
-/// Reads up to `max` bytes that are there, waiting for some: spinning `spin_ns`, then sleeping at most `wait_ns`.
+/// Reads up to `max` bytes that are there, waiting for some: spinning at most `spin_ns` (as long as this thread's
+/// recent waits would have needed: none on a busy machine, where a peer waits for a core), then sleeping at most
+/// `wait_ns`.
 /// @return the number of bytes read; 0 when none came in that time.
 size_t cmotionhost_ring_read(cmotionhost_ring *ring, size_t capacity, void *buffer, size_t max, uint64_t spin_ns,
                              uint64_t wait_ns);

@@ -79,7 +79,7 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
     func addPlan(_ plan: Plan) throws {
         try plan.writeJSON(into: &buffer)
         defer { buffer.removeAll(keepingCapacity: true) }
-        var out = WireWriter()
+        var out = WireWriter(capacity: buffer.count + 128)
         out.u32(slot)
         buffer.withUnsafeBytes { out.data($0) }
         prefetch(for: plan, into: &out)
@@ -89,7 +89,7 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
     func addPlan(_ plan: Plan, named name: String) throws {
         try plan.writeJSON(into: &buffer)
         defer { buffer.removeAll(keepingCapacity: true) }
-        var out = WireWriter()
+        var out = WireWriter(capacity: buffer.count + name.utf8.count + 128)
         out.u32(slot)
         out.string(name)
         buffer.withUnsafeBytes { out.data($0) }
@@ -102,21 +102,22 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
     /// checks a vector's length) is answered in its sandbox instead of by a round trip each. The sandbox keeps them
     /// only until it next calls the host, and updates them with the plugin's own writes.
     private func prefetch(for plan: Plan, into out: inout WireWriter) {
-        var names: [String] = []
+        // One lookup of each string field in the scene's names and one read of the target: the count is patched in
+        // after the entries (a name given twice is sent twice; the sandbox takes the first).
+        let countOffset = out.bytes.count
+        out.u32(0)
+        var count: UInt32 = 0
         for (_, value) in plan.fields {
-            if case .string(let name) = value, !names.contains(name), context.withTarget({ $0.hasProperty(named: name) }) {
-                names.append(name)
-            }
-        }
-        out.u32(UInt32(names.count))
-        for name in names {
-            let id = context.withScene { $0.propertyID(name) }
-            let value = context.withTarget { $0[id] }
+            guard case .string(let name) = value, let id = context.withScene({ $0.existingPropertyID(name) }),
+                let current = context.withTarget({ $0[id] })
+            else { continue }
             out.string(name)
             out.i32(id.rawValue)
-            out.u32(UInt32(value?.count ?? 0))
-            for i in 0..<(value?.count ?? 0) { out.f64(value![i]) }
+            out.u32(UInt32(current.count))
+            for i in 0..<current.count { out.f64(current[i]) }
+            count += 1
         }
+        out.bytes.withUnsafeMutableBytes { $0.storeBytes(of: count.littleEndian, toByteOffset: countOffset, as: UInt32.self) }
     }
 
     func removePlan(named name: String) throws {

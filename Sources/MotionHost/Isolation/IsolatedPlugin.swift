@@ -128,9 +128,12 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     /// The slot of the performer being created, which a failure during its `create_performer` does not count as
     /// one that existed.
     var slotBeingCreated: UInt32?
-    private let writes = UnsafeMutablePointer<motion_property_write>.allocate(capacity: SandboxSharedMemory.writeCapacity)
-    private let slotWrites = UnsafeMutablePointer<motion_slot_write>.allocate(capacity: SandboxSharedMemory.writeCapacity)
-    private let slotValues = UnsafeMutablePointer<Double>.allocate(capacity: SandboxSharedMemory.writeCapacity * Int(MOTION_PROPERTY_MAX_COMPONENTS))
+    /// The queued writes, copied out of the shared memory for the host's own set_properties and set_slots (every
+    /// entry takes at least 8 bytes of the queue per write and per value, so these hold a whole queue).
+    private let writes = UnsafeMutablePointer<motion_property_write>.allocate(
+        capacity: SandboxSharedMemory.writeBytes / SandboxSharedMemory.idWriteSize)
+    private let slotWrites = UnsafeMutablePointer<motion_slot_write>.allocate(capacity: SandboxSharedMemory.writeBytes / 8)
+    private let slotValues = UnsafeMutablePointer<Double>.allocate(capacity: SandboxSharedMemory.writeBytes / 8)
 
     private final class WeakScene {
         weak var scene: Scene?
@@ -304,7 +307,7 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             try process.requests.send(kind, payload, timeout: timeout)
             while true {
                 let message = try process.requests.receive(timeout: timeout)
-                try applyWrites(message.pendingWrites, memory: process.memory)
+                try applyWrites(message.pendingWriteBytes, memory: process.memory)
                 if message.kind == .reply { return message.payload }
                 try serve(message, channel: process.requests)
             }
@@ -313,18 +316,24 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         }
     }
 
-    /// The host's queued-writes path: the sandbox's records, each given its performer's real context, through the
-    /// host's own `set_properties`.
-    private func applyWrites(_ count: Int, memory: SandboxSharedMemory) throws(ChannelFailure) {
-        guard count > 0 else { return }
-        guard count <= SandboxSharedMemory.writeCapacity else { throw .malformed("\(count) property writes") }
+    /// The host's queued-writes path: the sandbox's entries (``SandboxSharedMemory``), each given its performer's
+    /// real context, in the order made: runs of writes by id through the host's own `set_properties`, runs of
+    /// `set_slots` batches of one scene copied out of the shared memory (the sandbox cannot change them once
+    /// checked) and handed to the host's own `set_slots` in one call, which checks the run (`SlotBatch.problem`)
+    /// and applies it to the scene's property store.
+    /// - Parameter byteCount: The bytes of entries the message's header announced.
+    /// - Throws: `.malformed` when the entries do not fit in those bytes.
+    private func applyWrites(_ byteCount: Int, memory: SandboxSharedMemory) throws(ChannelFailure) {
+        guard byteCount > 0 else { return }
+        guard byteCount <= SandboxSharedMemory.writeBytes else { throw .malformed("\(byteCount) bytes of property writes") }
         let contextCount = contexts.count
-        var record = UnsafeRawPointer(memory.writes)
-        // Runs of writes by id go through set_properties, runs by slot through set_slots, in the order made.
+        let base = UnsafeRawPointer(memory.writes)
+        var offset = 0
         var byID = 0
         var bySlot = 0
         var valueCount = 0
         var slotContext: OpaquePointer?
+        var slotScene: ObjectIdentifier?
         func flushByID() {
             guard byID > 0 else { return }
             var failedIndex = 0
@@ -338,35 +347,44 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             bySlot = 0
             valueCount = 0
         }
-        for _ in 0..<count {
-            let tagged = record.load(as: UInt64.self)
+        while offset < byteCount {
+            guard byteCount - offset >= SandboxSharedMemory.slotBatchHeaderSize else { throw .malformed("a property write cut short") }
+            let entry = base + offset
+            let tagged = entry.load(as: UInt64.self)
             let slot = Int(truncatingIfNeeded: tagged & ~(1 << 63)) &- 1
-            let context = slot >= 0 && slot < contextCount ? contexts[slot].opaque : nil
-            let components = min(record.load(fromByteOffset: 12, as: UInt32.self), UInt32(MOTION_PROPERTY_MAX_COMPONENTS))
+            let context = slot >= 0 && slot < contextCount ? contexts[slot] : nil
             if tagged & (1 << 63) != 0 {
+                // A set_slots batch: its sizes read once, then its bytes copied before anything looks at them.
+                let count = Int(entry.load(fromByteOffset: 8, as: UInt32.self))
+                let values = Int(entry.load(fromByteOffset: 12, as: UInt32.self))
+                let size = SandboxSharedMemory.slotBatchHeaderSize + 8 * (count + values)
+                guard size <= byteCount - offset else { throw .malformed("a set_slots batch cut short") }
                 flushByID()
-                // One batch per scene: a context of another scene starts a new one.
-                if bySlot > 0, let slotContext, let context,
-                    HostContext.from(slotContext)!.withScene({ ObjectIdentifier($0) })
-                        != HostContext.from(context)!.withScene({ ObjectIdentifier($0) })
-                {
-                    flushBySlot()
+                // One call per run of one scene: a context of another scene starts a new run. (A retired context's
+                // scene may be gone: it is not read, and its batch is a run of its own, which set_slots refuses.)
+                let scene = context.flatMap { $0.isLive ? $0.withScene { ObjectIdentifier($0) } : nil }
+                if bySlot > 0, scene != slotScene { flushBySlot() }
+                if bySlot == 0 {
+                    slotContext = context?.opaque
+                    slotScene = scene
                 }
-                if bySlot == 0 { slotContext = context }
-                slotWrites[bySlot] = motion_slot_write(slot: record.load(fromByteOffset: 8, as: Int32.self), count: components)
-                for c in 0..<Int(components) { slotValues[valueCount + c] = record.load(fromByteOffset: 16 + 8 * c, as: Double.self) }
-                valueCount += Int(components)
-                bySlot += 1
+                let batch = entry + SandboxSharedMemory.slotBatchHeaderSize
+                UnsafeMutableRawPointer(slotWrites + bySlot).copyMemory(from: batch, byteCount: 8 * count)
+                UnsafeMutableRawPointer(slotValues + valueCount).copyMemory(from: batch + 8 * count, byteCount: 8 * values)
+                bySlot += count
+                valueCount += values
+                offset += size
             } else {
+                guard byteCount - offset >= SandboxSharedMemory.idWriteSize else { throw .malformed("a property write cut short") }
                 flushBySlot()
                 let write = writes + byID
-                write.pointee.ctx = context
-                write.pointee.property = record.load(fromByteOffset: 8, as: Int32.self)
-                write.pointee.count = record.load(fromByteOffset: 12, as: UInt32.self)
-                UnsafeMutableRawPointer(write).advanced(by: 16).copyMemory(from: record + 16, byteCount: 32)
+                write.pointee.ctx = context?.opaque
+                write.pointee.property = entry.load(fromByteOffset: 8, as: Int32.self)
+                write.pointee.count = entry.load(fromByteOffset: 12, as: UInt32.self)
+                UnsafeMutableRawPointer(write).advanced(by: 16).copyMemory(from: entry + 16, byteCount: 32)
                 byID += 1
+                offset += SandboxSharedMemory.idWriteSize
             }
-            record += SandboxSharedMemory.writeStride
         }
         flushByID()
         flushBySlot()

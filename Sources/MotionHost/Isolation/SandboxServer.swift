@@ -111,8 +111,8 @@ private final class Server: @unchecked Sendable {
     var performers: [OpaquePointer?] = []
     var contexts: [SandboxContext] = []
     var scenes: [UInt32: SandboxScene] = [:]
-    /// Property writes queued in shared memory since the last message to the host.
-    var pendingWrites = 0
+    /// The bytes of property writes queued in shared memory since the last message to the host.
+    var pendingWriteBytes = 0
     /// Property values the host sent with the plan being handed over (``IsolatedPerformer``'s prefetch), by
     /// performer slot and property id; valid until this sandbox next sends the host anything, and kept up to date
     /// with the plugin's own writes. `count` 0: the target has no value.
@@ -148,10 +148,10 @@ private final class Server: @unchecked Sendable {
 
     /// Sends a message to the host on the serving thread, with the queued writes before it.
     func send(_ kind: SandboxMessageKind, _ payload: WireWriter = WireWriter()) {
-        let pending = pendingWrites
-        pendingWrites = 0
+        let pending = pendingWriteBytes
+        pendingWriteBytes = 0
         if !prefetched.isEmpty { prefetched.removeAll(keepingCapacity: true) }
-        do { try requests.send(kind, pendingWrites: pending, payload) } catch { exit(0) }
+        do { try requests.send(kind, pendingWriteBytes: pending, payload) } catch { exit(0) }
     }
 
     /// A request to the host from the serving thread; serves the host's nested requests until its reply.
@@ -215,7 +215,7 @@ private final class Server: @unchecked Sendable {
             withUnsafeMutableBytes(of: &values) { raw in
                 for i in 0..<Int(components) { raw.storeBytes(of: input.f64() ?? 0, toByteOffset: 8 * i, as: Double.self) }
             }
-            scene.remember(name, id)
+            if !scene.isKnown(id) { scene.remember(name, id) }
             prefetched.append((slot, id, components, values))
         }
     }
@@ -271,14 +271,7 @@ private final class Server: @unchecked Sendable {
                 contexts[Int(slot)].live.store(false, ordering: .releasing)
             }
             send(.reply)
-        case .updateMany:
-            guard let index = input.u64(), let time = input.f64(), let delta = input.f64(), let count = input.u32(),
-                Int(count) <= SandboxSharedMemory.memberCapacity, count > 0
-            else { quit("a malformed update_many request") }
-            for i in 0..<Int(count) { members[i] = performer(memory.members[i]) }
-            var frame = motion_frame(struct_size: UInt32(MemoryLayout<motion_frame>.size), index: index, time: time, delta: delta)
-            plugin!.updateMany?(members, Int(count), &frame)
-            send(.reply)
+        case .updateMany: updateMany(&input)
         case .update:
             let performer = performer(input.u32())
             guard let index = input.u64(), let time = input.f64(), let delta = input.f64() else { quit("a malformed update request") }
@@ -297,6 +290,19 @@ private final class Server: @unchecked Sendable {
         default:
             quit("the host sent a request of kind \(message.kind) this sandbox does not serve")
         }
+    }
+
+    /// The `update_many` request: the members from shared memory, the plugin's call, and the reply with its queued
+    /// writes. Never inlined: `Benchmarks/callgrind-tweens.sh` counts the sandbox's side of a frame inside it.
+    @inline(never)
+    func updateMany(_ input: inout WireReader) {
+        guard let index = input.u64(), let time = input.f64(), let delta = input.f64(), let count = input.u32(),
+            Int(count) <= SandboxSharedMemory.memberCapacity, count > 0
+        else { quit("a malformed update_many request") }
+        for i in 0..<Int(count) { members[i] = performer(memory.members[i]) }
+        var frame = motion_frame(struct_size: UInt32(MemoryLayout<motion_frame>.size), index: index, time: time, delta: delta)
+        plugin!.updateMany?(members, Int(count), &frame)
+        send(.reply)
     }
 
     /// The `load` request: confinement, then the library with the host's trust checks, its entry and the ABI
@@ -416,19 +422,56 @@ private final class Server: @unchecked Sendable {
 
     // MARK: Property writes
 
-    /// Queues one checked write in shared memory, handing the queue over first when it is full.
+    /// Queues one checked write by id in shared memory, handing the queue over first when it is full.
     @inline(__always)
-    func queue(slot: UInt32, property: motion_property_id, values: UnsafePointer<Double>, count: UInt32, isBySlot: Bool = false) {
-        if !prefetched.isEmpty { isBySlot ? prefetched.removeAll() : dropPrefetched(property: property) }
-        if pendingWrites == SandboxSharedMemory.writeCapacity {
+    func queue(slot: UInt32, property: motion_property_id, values: UnsafePointer<Double>, count: UInt32) {
+        if !prefetched.isEmpty { dropPrefetched(property: property) }
+        if pendingWriteBytes + SandboxSharedMemory.idWriteSize > SandboxSharedMemory.writeBytes {
             _ = call(.flushWrites, WireWriter())
         }
-        let record = memory.writes + pendingWrites * SandboxSharedMemory.writeStride
-        record.storeBytes(of: (UInt64(slot) + 1) | (isBySlot ? 1 << 63 : 0), as: UInt64.self)
+        let record = memory.writes + pendingWriteBytes
+        record.storeBytes(of: UInt64(slot) + 1, as: UInt64.self)
         record.storeBytes(of: property, toByteOffset: 8, as: Int32.self)
         record.storeBytes(of: count, toByteOffset: 12, as: UInt32.self)
         (record + 16).copyMemory(from: values, byteCount: Int(count) * 8)
-        pendingWrites += 1
+        pendingWriteBytes += SandboxSharedMemory.idWriteSize
+    }
+
+    /// Queues a checked `set_slots` batch in shared memory as one entry (its writes and values copied as they are),
+    /// handing the queue over first when it would not fit; a batch larger than the whole queue goes in parts.
+    func queueSlots(slot: UInt32, _ writes: UnsafePointer<motion_slot_write>, _ count: Int, _ values: UnsafePointer<Double>) {
+        if !prefetched.isEmpty { prefetched.removeAll(keepingCapacity: true) }
+        var first = 0
+        var valueOffset = 0
+        while first < count {
+            // As many of the remaining writes as fit in the queue's free room (all of them, unless the batch is huge).
+            var room = (SandboxSharedMemory.writeBytes - pendingWriteBytes - SandboxSharedMemory.slotBatchHeaderSize) / 8
+            if room < 1 + Int(MOTION_PROPERTY_MAX_COMPONENTS), pendingWriteBytes > 0 {
+                _ = call(.flushWrites, WireWriter())
+                room = (SandboxSharedMemory.writeBytes - SandboxSharedMemory.slotBatchHeaderSize) / 8
+            }
+            var end = first
+            var valueCount = 0
+            while end < count, 1 + Int(writes[end].count) <= room {
+                room -= 1 + Int(writes[end].count)
+                valueCount += Int(writes[end].count)
+                end += 1
+            }
+            if end == first {
+                _ = call(.flushWrites, WireWriter())
+                continue
+            }
+            let entry = memory.writes + pendingWriteBytes
+            entry.storeBytes(of: (UInt64(slot) + 1) | 1 << 63, as: UInt64.self)
+            entry.storeBytes(of: UInt32(end - first), toByteOffset: 8, as: UInt32.self)
+            entry.storeBytes(of: UInt32(valueCount), toByteOffset: 12, as: UInt32.self)
+            let writeBytes = (end - first) * MemoryLayout<motion_slot_write>.stride
+            (entry + SandboxSharedMemory.slotBatchHeaderSize).copyMemory(from: writes + first, byteCount: writeBytes)
+            (entry + SandboxSharedMemory.slotBatchHeaderSize + writeBytes).copyMemory(from: values + valueOffset, byteCount: valueCount * 8)
+            pendingWriteBytes += SandboxSharedMemory.slotBatchHeaderSize + writeBytes + valueCount * 8
+            first = end
+            valueOffset += valueCount
+        }
     }
 
     /// A write of the plugin's own to a prefetched property drops it (whatever the target: a write through another
@@ -597,12 +640,7 @@ private let sandboxSetSlots:
                     return status
                 }
                 guard let writes, let values else { return MOTION_OK }
-                var offset = 0
-                for index in 0..<count {
-                    let write = writes[index]
-                    server.queue(slot: context.slot, property: write.slot, values: values + offset, count: write.count, isBySlot: true)
-                    offset += Int(write.count)
-                }
+                server.queueSlots(slot: context.slot, writes, count, values)
                 return MOTION_OK
             }
         }

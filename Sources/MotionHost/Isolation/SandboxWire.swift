@@ -17,17 +17,22 @@ enum SandboxMessageKind: UInt32 {
     case reply = 100
 }
 
-/// A received message: its kind, how many queued property writes precede it in shared memory (from the
+/// A received message: its kind, how many bytes of queued property writes precede it in shared memory (from the
 /// sandbox), and its payload.
 struct SandboxMessage {
     let kind: SandboxMessageKind
-    let pendingWrites: Int
+    let pendingWriteBytes: Int
     var payload: WireReader
 }
 
 /// Builds a message payload: little-endian integers and doubles, strings and byte runs with a 32-bit length.
 struct WireWriter {
     var bytes: [UInt8] = []
+
+    init() {}
+
+    /// A writer with room for `capacity` bytes, so that building a plan's request allocates once.
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
 
     mutating func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
     mutating func i32(_ value: Int32) { u32(UInt32(bitPattern: value)) }
@@ -95,7 +100,7 @@ enum ChannelFailure: Error, CustomStringConvertible {
 }
 
 /// One end of a connection between the host and a sandbox: length-prefixed messages over a stream socket
-/// (`socketpair`), a 16-byte header (kind, payload length, pending property writes, reserved) then the payload.
+/// (`socketpair`), a 16-byte header (kind, payload length, bytes of pending property writes, reserved) then the payload.
 ///
 /// Thread rule: one thread at a time (each channel has its one thread on each side). `@unchecked Sendable` so that
 /// the host can hand the plugin threads' channel to the thread that serves it, and use it there alone.
@@ -135,13 +140,12 @@ final class SandboxChannel: @unchecked Sendable {
     private static let sliceNanoseconds: UInt64 = 50_000_000
 
     /// Sends one message, waiting at most `timeout` seconds for room in the ring (`nil`: no limit).
-    func send(_ kind: SandboxMessageKind, pendingWrites: Int = 0, _ payload: WireWriter = WireWriter(), timeout: Double? = nil)
+    func send(_ kind: SandboxMessageKind, pendingWriteBytes: Int = 0, _ payload: WireWriter = WireWriter(), timeout: Double? = nil)
         throws(ChannelFailure)
     {
         output.removeAll(keepingCapacity: true)
-        for word in [kind.rawValue, UInt32(payload.bytes.count), UInt32(pendingWrites), 0] {
-            withUnsafeBytes(of: word.littleEndian) { output.append(contentsOf: $0) }
-        }
+        let header = (kind.rawValue.littleEndian, UInt32(payload.bytes.count).littleEndian, UInt32(pendingWriteBytes).littleEndian, UInt32(0))
+        withUnsafeBytes(of: header) { output.append(contentsOf: $0) }
         output.append(contentsOf: payload.bytes)
         if let rings {
             let started = DispatchTime.now().uptimeNanoseconds
@@ -214,7 +218,7 @@ final class SandboxChannel: @unchecked Sendable {
                 let pending = Int(UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
                 let payload = Array(UnsafeRawBufferPointer(start: header + 16, count: length))
                 start += 16 + length
-                return SandboxMessage(kind: kind, pendingWrites: pending, payload: WireReader(payload))
+                return SandboxMessage(kind: kind, pendingWriteBytes: pending, payload: WireReader(payload))
             }
             makeRoom(for: 16 + length)
         } else {
@@ -248,21 +252,29 @@ final class SandboxChannel: @unchecked Sendable {
 /// sandbox, and the plugin's queued property writes, sandbox to host.
 ///
 /// Layout: the request channel's two rings (host to sandbox, sandbox to host) of ``ringCapacity`` bytes each, then
-/// ``memberCapacity`` 32-bit performer slots, then ``writeCapacity`` records laid out as
-/// `motion_property_write` (48 bytes) whose `ctx` field holds the performer's slot + 1 instead of a pointer, with
-/// bit 63 set for a write by property slot (ABI 1.3's `set_slots`; its `property` field is then the slot).
+/// ``memberCapacity`` 32-bit performer slots, then ``writeBytes`` bytes of queued writes, one entry after another
+/// in the order the plugin made them (a message's header says how many bytes of them precede it), each entry
+/// starting with a 64-bit tag: the performer's slot + 1, with bit 63 set for a batch by property slot.
+/// - A write by id (`set_property`, `set_properties`): ``idWriteSize`` bytes laid out as `motion_property_write`,
+///   the tag in its `ctx` field.
+/// - A `set_slots` batch (ABI 1.3, motion/slots.h), as the plugin gave it: the tag, the number of writes and of
+///   values (32 bits each), then the writes (`motion_slot_write`, 8 bytes each), then the values (8 bytes each):
+///   ``slotBatchHeaderSize`` + 8 × (writes + values) bytes. The host copies a run of them out of the shared
+///   memory before its own `set_slots` checks them, and applies them with one call per run of one scene.
 struct SandboxSharedMemory: @unchecked Sendable {
     // @unchecked: a mapping shared with another process; who touches which part when is the protocol's rule (the
     // rings are lock-free between their one producer and one consumer; the rest only during a request).
     static let memberCapacity = 1 << 18
-    static let writeCapacity = 1 << 16
-    static let writeStride = 48
+    static let writeBytes = 3 << 20
+    static let idWriteSize = 48
+    static let slotBatchHeaderSize = 16
     static let ringCapacity = 4 << 20
     static let ringSize = cmotionhost_ring_header_size() + ringCapacity
     static let headerSize = 2 * ringSize
-    static let size = headerSize + memberCapacity * 4 + writeCapacity * writeStride
-    /// How long a side spins (pause, then yield) for the other's message before it sleeps on the futex.
-    static let spinNanoseconds: UInt64 = 50_000
+    static let size = headerSize + memberCapacity * 4 + writeBytes
+    /// How long a side spins (pause, then yield) for the other's message at most before it sleeps on the futex (a
+    /// read spins as long as its thread's recent waits needed, within this: `cmotionhost_ring_read`).
+    static let spinNanoseconds: UInt64 = 10_000
 
     let base: UnsafeMutableRawPointer
     /// The host's requests and replies to the sandbox.

@@ -9,11 +9,16 @@
  *   "ProbeDescriptor" {"fd": N}: sets descriptorOpen to 1 when descriptor N is open (fcntl F_GETFD), else 0.
  *   "FloodTokens"  {"count": N}: generates N is-active tokens and terminates each; sets tokensFlooded to N.
  *   "CrashLater"   {"milliseconds": N}: takes a token and starts a thread of its own that, after N ms, logs
- *                  "crashing at <CLOCK_MONOTONIC ns>" and writes to address 16, outside any call from the host. */
+ *                  "crashing at <CLOCK_MONOTONIC ns>" and writes to address 16, outside any call from the host.
+ *   "WriteSlots"   {"count": N, "poisoned": 0 or 1}: one set_slots batch (motion/slots.h) of N writes to x by its slot,
+ *                  the values 1 ... N (the last one NaN when poisoned: the host refuses the whole batch); sets
+ *                  slotsStatus to the status. A large N is larger than the queue an isolated plugin's sandbox
+ *                  hands over at once. */
 #include <motion_plugin.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -72,6 +77,30 @@ static void *crash_later(void *argument) {
     return NULL;
 }
 
+static motion_status write_slots(performer *p, size_t count, int poisoned) {
+    if ((size_t)g_host->struct_size < MOTION_HOST_SIZE_THROUGH(get_extension) || g_host->get_extension == NULL)
+        return MOTION_ERR_INTERNAL;
+    const motion_property_slots_v1 *slots = g_host->get_extension(MOTION_HOST_EXTENSION_PROPERTY_SLOTS);
+    if (slots == NULL) return MOTION_ERR_INTERNAL;
+    motion_property_slot slot = slots->slot(p->ctx, g_host->property_id(p->ctx, "x"));
+    if (slot < 0) return slot;
+    motion_slot_write *writes = malloc(count * sizeof *writes);
+    double *values = malloc(count * sizeof *values);
+    motion_status status = MOTION_ERR_INTERNAL;
+    if (writes != NULL && values != NULL) {
+        for (size_t i = 0; i < count; i++) {
+            writes[i] = (motion_slot_write){slot, 1};
+            values[i] = (double)(i + 1);
+        }
+        if (poisoned && count > 0) values[count - 1] = NAN;
+        size_t failed = 0;
+        status = slots->set_slots(p->ctx, writes, count, values, count, &failed);
+    }
+    free(writes);
+    free(values);
+    return status;
+}
+
 static motion_status add_plan(motion_performer *mp, const char *json, size_t length, motion_error *error) {
     performer *p = (performer *)mp;
     char type[32] = "";
@@ -114,6 +143,11 @@ static motion_status add_plan(motion_performer *mp, const char *json, size_t len
         motion_token token = 0;
         g_host->token_generate(p->ctx, &token);
         if (pthread_create(&p->thread, NULL, crash_later, (void *)(intptr_t)(long)number) == 0) p->has_thread = 1;
+    } else if (strcmp(type, "WriteSlots") == 0) {
+        g_host->plan_number(json, length, "count", &number);
+        double poisoned = 0;
+        g_host->plan_number(json, length, "poisoned", &poisoned);
+        set(p, "slotsStatus", write_slots(p, (size_t)number, poisoned != 0));
     } else {
         motion_error_set(error, MOTION_ERR_UNKNOWN_PLAN_TYPE, "org.motion.fixtures.confinement: unknown plan type");
         return MOTION_ERR_UNKNOWN_PLAN_TYPE;
