@@ -231,6 +231,26 @@ public struct HostConfiguration: Sendable, Hashable {
                         return try PluginIsolation.decode(object[key]!, r)
                     }
                 }
+                // One sandbox group is one process: its members must agree on that process's settings.
+                var firstOfGroup: [String: String] = [:]
+                for key in plugins.keys.sorted(by: { ($0 == "*" ? 1 : 0, $0) < ($1 == "*" ? 1 : 0, $1) }) {
+                    guard let settings = plugins[key], let group = settings.group else { continue }
+                    guard let first = firstOfGroup[group] else {
+                        firstOfGroup[group] = key
+                        continue
+                    }
+                    let other = plugins[first]!
+                    if other.memoryLimit != settings.memoryLimit || other.onCrash != settings.onCrash || other.maxRestarts != settings.maxRestarts {
+                        try r.at(.key(key)) { () throws(ManifestError) in
+                            try r.at(.key("group")) { () throws(ManifestError) in
+                                throw r.fail(
+                                    .invalidValue,
+                                    "plugins \(JSONText.quoted(first)) and \(JSONText.quoted(key)) share the sandbox group \(JSONText.quoted(group)), one process, but not its settings: \(other.processSettings) against \(settings.processSettings). To fix, give every member of the group the same memoryLimit, onCrash and maxRestarts"
+                                )
+                            }
+                        }
+                    }
+                }
                 return plugins
             } ?? [:]
         return HostConfiguration(

@@ -11,6 +11,8 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
     let plugin: IsolatedPlugin
     let context: HostContext
     let slot: UInt32
+    /// Its plugin among the sandbox's (``IsolatedPlugin/members``; 0 outside a sandbox group).
+    let member: Int
     let className: String
     private var buffer: [UInt8] = []
     /// Whether `create_performer` succeeded (a proxy whose creation failed is deinitialized too, and must not ask
@@ -19,22 +21,24 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
 
     /// Has the sandbox create the plugin's performer of `className` for the context's target (`create_performer`).
     /// - Throws: ``PluginError`` as ``EntryPerformer`` throws it, or `.sandboxFailed`.
-    init(plugin: IsolatedPlugin, className: String, context performerContext: PerformerContext, batchesFrames: Bool = true)
+    /// - Parameter member: The performer's plugin among the sandbox's (``IsolatedPlugin/members``).
+    init(plugin: IsolatedPlugin, member: Int = 0, className: String, context performerContext: PerformerContext, batchesFrames: Bool = true)
         throws(PluginError)
     {
         self.plugin = plugin
+        self.member = member
         self.className = className
         self.batchesFrames = batchesFrames
         let target = performerContext.target
-        let context = HostContext(target: target, pluginDescription: plugin.name, logRoute: plugin.logRoute)
+        let context = HostContext(target: target, pluginDescription: plugin.members[member].name, logRoute: plugin.logRoute)
         context.emitter = performerContext.emitter
         context.tokenGenerator = performerContext.tokenGenerator
         self.context = context
-        slot = plugin.register(context, description: "\(className)@\(target.id.name)")
+        slot = plugin.register(context, description: "\(className)@\(target.id.name)", member: member)
         plugin.slotBeingCreated = slot
         defer { plugin.slotBeingCreated = nil }
         do {
-            try Self.create(plugin: plugin, slot: slot, className: className, context: context)
+            try Self.create(plugin: plugin, member: member, slot: slot, className: className, context: context)
         } catch {
             context.retire()
             throw error
@@ -43,24 +47,26 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
     }
 
     /// `create_performer` in the sandbox.
-    private static func create(plugin: IsolatedPlugin, slot: UInt32, className: String, context: HostContext) throws(PluginError) {
+    private static func create(plugin: IsolatedPlugin, member: Int, slot: UInt32, className: String, context: HostContext) throws(PluginError) {
         let targetName = String(cString: context.targetName)
         var out = WireWriter()
         out.u32(slot)
         out.u32(context.withScene { plugin.sceneKey(for: $0) })
         out.string(className)
         out.string(targetName)
-        var reply = try Self.request(plugin, .create, "create_performer", out)
+        out.u32(UInt32(member))
+        let manifest = plugin.members[member].manifest
+        var reply = try Self.request(plugin, member, .create, "create_performer", out)
         guard reply.bool() == true else {
             let status = reply.i32() ?? MOTION_ERR_INTERNAL
             let message = pluginMessage(reply.string() ?? "")
             if status == MOTION_ERR_UNKNOWN_CLASS {
                 throw PluginError(
-                    code: .unknownClass, message: "the library has no performer class \"\(className)\": \(message)", for: plugin.manifest)
+                    code: .unknownClass, message: "the library has no performer class \"\(className)\": \(message)", for: manifest)
             }
             throw PluginError(
                 code: .creationFailed, message: "create_performer(\"\(className)\") failed with \(statusName(status)): \(message)",
-                for: plugin.manifest)
+                for: manifest)
         }
     }
 
@@ -68,7 +74,7 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         if isCreated, plugin.failure == nil, !plugin.isBeingReplaced {
             var out = WireWriter()
             out.u32(slot)
-            _ = try? Self.request(plugin, .destroy, "destroy_performer", out)
+            _ = try? Self.request(plugin, member, .destroy, "destroy_performer", out)
         }
         context.retire()
     }
@@ -128,7 +134,7 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
     }
 
     func update(frame: Frame) {
-        guard plugin.hasFrames else { return }
+        guard plugin.members[member].hasFrames else { return }
         plugin.noteFrame(frame)
         var out = WireWriter()
         out.u32(slot)
@@ -139,7 +145,9 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
     }
 
     /// The plugin, when it has `update_many`: one request per run of its performers per frame.
-    var frameBatch: (any FrameBatch)? { plugin.hasFrames && plugin.hasUpdateMany && batchesFrames ? plugin : nil }
+    var frameBatch: (any FrameBatch)? {
+        plugin.members[member].hasFrames && plugin.members[member].hasUpdateMany && batchesFrames ? plugin : nil
+    }
     private let batchesFrames: Bool
     var frameBatchMember: OpaquePointer { OpaquePointer(bitPattern: Int(slot) + 1)! }
 
@@ -150,17 +158,17 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         _ = try? request(.receiveSample, "receive", out)
     }
 
-    var acceptsDeviceMotion: Bool { plugin.hasDeviceMotion }
+    var acceptsDeviceMotion: Bool { plugin.members[member].hasDeviceMotion }
 
     private func request(_ kind: SandboxMessageKind, _ what: String, _ out: WireWriter) throws(PluginError) -> WireReader {
-        try Self.request(plugin, kind, what, out)
+        try Self.request(plugin, member, kind, what, out)
     }
 
     /// A request to the plugin's sandbox (under the plugin's log route, as every call into a plugin is made).
-    private static func request(_ plugin: IsolatedPlugin, _ kind: SandboxMessageKind, _ what: String, _ out: WireWriter) throws(PluginError)
-        -> WireReader
+    private static func request(_ plugin: IsolatedPlugin, _ member: Int, _ kind: SandboxMessageKind, _ what: String, _ out: WireWriter)
+        throws(PluginError) -> WireReader
     {
-        try plugin.call(kind, what, out)
+        try plugin.call(kind, what, out, member: member)
     }
 
     private func check(_ reply: WireReader, _ call: String, _ planType: String?) throws(PluginError) {
@@ -170,7 +178,7 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         let what = planType.map { " for plan type \"\($0)\"" } ?? ""
         var failure = PluginError(
             code: .callFailed, message: "\(call)\(what) failed with \(statusName(status)): \(pluginMessage(reply.string() ?? ""))",
-            for: plugin.manifest)
+            for: plugin.members[member].manifest)
         failure.status = status
         throw failure
     }

@@ -85,24 +85,62 @@ public struct PluginFailure: Sendable, Hashable, CustomStringConvertible {
 /// ``PluginError/Code/sandboxFailed``. One object is one sandbox: a restart (`"onCrash": "restart"`) or a hot reload
 /// is a new ``IsolatedPlugin`` that the host switches the plugin's performers to (``PluginHost``, R43).
 ///
+/// A sandbox group (``PluginIsolation/group``) is one object and one process for several plugins, its
+/// ``members``: each library loaded in that process with the same checks, each performer created by its member
+/// (the `create` request names it), one slot space and one ``FrameBatch`` for all of them (one `update_many`
+/// request per run of the group's performers per frame, which the sandbox splits by plugin). A failure of the
+/// process is every member's: each gets its own ``PluginFailure`` (its performers, its targets).
+///
 /// Thread rule: the scheduler's thread (every ``FrameBatch`` and proxy call); the second channel's thread only
 /// reads ``sharedContexts`` and sets ``diedOnItsOwn``.
 final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     // @unchecked: the mutable state is the scheduler thread's; what the channel thread touches is behind locks.
-    let manifest: PluginManifest
     let settings: PluginIsolation
     /// Seconds to wait for the sandbox's answer to any one message (`--plugin-timeout`), or `nil` for no limit.
     let timeout: Double?
     let logRoute: PluginLogRoute
-    /// `plugin id (manifest path)`, as host contexts name their plugin.
-    let name: String
-    /// What the sandbox said of the library.
-    private(set) var pluginID = ""
-    private(set) var hasFrames = false
-    private(set) var hasUpdateMany = false
-    private(set) var hasDeviceMotion = false
-    private(set) var extensionProblems: [String] = []
-    private(set) var capabilityMismatches: [String] = []
+
+    /// One plugin loaded in this sandbox, and what the sandbox said of its library.
+    struct Member {
+        let manifest: PluginManifest
+        /// `plugin id (manifest path)`, as host contexts name their plugin.
+        let name: String
+        var pluginID = ""
+        var hasFrames = false
+        var hasUpdateMany = false
+        var hasDeviceMotion = false
+        var extensionProblems: [String] = []
+        var capabilityMismatches: [String] = []
+        /// The library the sandbox loaded: its canonical path, SHA-256 (64 lowercase hex) and file identity.
+        var library = (path: "", sha256: "", device: UInt64(0), inode: UInt64(0))
+        /// This member's report of the failure that ended the sandbox, once there is one.
+        var failure: PluginFailure?
+
+        init(manifest: PluginManifest) {
+            self.manifest = manifest
+            name = "\(manifest.id) (\(manifest.url.relativePath))"
+        }
+    }
+
+    /// The plugins loaded in this sandbox, in the order they were loaded (the sandbox's member indices): one, or the
+    /// members of a sandbox group that loaded.
+    private(set) var members: [Member] = []
+    /// The plugins of the group whose loads the sandbox refused (their trust checks, entry or ABI), by plugin id:
+    /// they are not members; the others run.
+    private(set) var refusals: [String: PluginError] = [:]
+    /// The index in ``members`` of the plugin with id `pluginID`, if it is one.
+    func member(of pluginID: String) -> Int? { members.firstIndex { $0.manifest.id == pluginID } }
+
+    /// The first member's (the only one's, outside a group) manifest, name and description of its library.
+    var manifest: PluginManifest { members[0].manifest }
+    var name: String { members[0].name }
+    var pluginID: String { members[0].pluginID }
+    var hasFrames: Bool { members[0].hasFrames }
+    var hasUpdateMany: Bool { members[0].hasUpdateMany }
+    var hasDeviceMotion: Bool { members[0].hasDeviceMotion }
+    var extensionProblems: [String] { members[0].extensionProblems }
+    var capabilityMismatches: [String] { members[0].capabilityMismatches }
+    var library: (path: String, sha256: String, device: UInt64, inode: UInt64) { members[0].library }
 
     private var process: SandboxProcess?
     /// Every performer's host context, by slot (never removed: a retired one answers `MOTION_ERR_SCHEDULER_GONE`).
@@ -111,16 +149,16 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     private let sharedContexts = ProcessLock<[HostContext]>([])
     /// `Class@target` by slot, for failure reports.
     private var performerNames: [String] = []
+    /// Each slot's member (an index into ``members``).
+    private var slotMembers: [Int] = []
     /// Set by the plugin threads' channel when the sandbox closed it (it died between the host's calls); a new one
     /// for each sandbox.
     private var diedOnItsOwn = ProcessLock(false)
     /// How many sandboxes of this plugin failed and were restarted before this one (`"onCrash": "restart"`).
     let restarts: Int
-    /// The library the sandbox loaded: its canonical path, SHA-256 (64 lowercase hex) and file identity.
-    private(set) var library = (path: "", sha256: "", device: UInt64(0), inode: UInt64(0))
     private var sceneKeys: [ObjectIdentifier: (scene: WeakScene, key: UInt32)] = [:]
     private var nextSceneKey: UInt32 = 0
-    /// The failure that ended the sandbox, once there is one.
+    /// The failure that ended the sandbox, once there is one (the report of the member whose call found it).
     private(set) var failure: PluginFailure?
     /// Called on the scheduler's thread with each failure, as it is found (the ``PluginHost`` records it).
     var onFailure: ((PluginFailure) -> Void)?
@@ -146,21 +184,32 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         LibraryLoader.executableDirectory()?.appendingPathComponent("motion-sandbox", isDirectory: false)
     }
 
-    /// Starts a sandbox for `manifest`'s plugin and has it load the library: trust checks, sealed copy, entry, ABI.
-    /// - Throws: ``PluginError``: what the sandbox's checks found (the same code and message as in process), or
-    ///   `.loadFailed` when the sandbox cannot be started.
-    /// - Parameter restarts: How many of the plugin's sandboxes failed and were restarted before this one.
+    /// Starts a sandbox for `manifests`' plugins (one, or a sandbox group's) and has it load each library: trust
+    /// checks, sealed copy, entry, ABI, one after another in one process.
+    /// - Parameters:
+    ///   - manifests: The plugins, at least one; more than one share the process (``PluginIsolation/group``).
+    ///   - restarts: How many of the plugin's sandboxes failed and were restarted before this one.
+    /// - Throws: ``PluginError``: what the sandbox's checks found (the same code and message as in process) when no
+    ///   plugin loaded (the first plugin's; the others' are in ``refusals``), or `.loadFailed` when the sandbox
+    ///   cannot be started, or `.sandboxFailed` when it died loading one of them.
     init(
-        manifest: PluginManifest, loader: LibraryLoader, settings: PluginIsolation, timeout: Double?, logSink: PluginLog.Sink?,
+        manifests: [PluginManifest], loader: LibraryLoader, settings: PluginIsolation, timeout: Double?, logSink: PluginLog.Sink?,
         restarts: Int = 0
     ) throws(PluginError) {
-        self.manifest = manifest
+        precondition(!manifests.isEmpty, "a sandbox for no plugin")
         self.settings = settings
         self.timeout = timeout
         self.logRoute = PluginLogRoute(sink: logSink)
-        self.name = "\(manifest.id) (\(manifest.url.relativePath))"
         self.restarts = restarts
-        try start(loader: loader)
+        try start(manifests, loader: loader)
+    }
+
+    /// Starts a sandbox for one plugin (``init(manifests:loader:settings:timeout:logSink:restarts:)``).
+    convenience init(
+        manifest: PluginManifest, loader: LibraryLoader, settings: PluginIsolation, timeout: Double?, logSink: PluginLog.Sink?,
+        restarts: Int = 0
+    ) throws(PluginError) {
+        try self.init(manifests: [manifest], loader: loader, settings: settings, timeout: timeout, logSink: logSink, restarts: restarts)
     }
 
     deinit {
@@ -170,7 +219,8 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         slotValues.deallocate()
     }
 
-    private func start(loader: LibraryLoader) throws(PluginError) {
+    private func start(_ manifests: [PluginManifest], loader: LibraryLoader) throws(PluginError) {
+        let manifest = manifests[0]
         guard let executable = Self.sandboxExecutable, access(executable.path, X_OK) == 0 else {
             throw PluginError(
                 code: .loadFailed,
@@ -179,14 +229,37 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
                 for: manifest)
         }
         let started: SandboxProcess
-        do { started = try SandboxProcess(executable: executable.path, pluginID: manifest.id) } catch {
+        let processName = manifests.count == 1 ? manifest.id : "group \(settings.group ?? "") \(manifests.map(\.id).joined(separator: ","))"
+        do { started = try SandboxProcess(executable: executable.path, pluginID: processName) } catch {
             throw PluginError(code: .loadFailed, message: "cannot start the plugin's sandbox: \(error)", for: manifest)
         }
         process = started
         let died = ProcessLock(false)
         diedOnItsOwn = died
         started.requests.isPeerGone = { died.withLock { $0 } }
-        startOtherThreadsChannel(started.otherThreads, memory: started.memory, ended: started.otherThreadsEnded)
+        startOtherThreadsChannel(started.otherThreads, memory: started.memory, ended: started.otherThreadsEnded, name: processName)
+        for manifest in manifests {
+            do throws(PluginError) {
+                try load(manifest, loader: loader)
+            } catch {
+                // A sandbox that died loading it takes the group with it; a refusal leaves the others to load.
+                guard failure == nil, manifests.count > 1 else {
+                    shutDown()
+                    throw error
+                }
+                refusals[manifest.id] = error
+            }
+        }
+        guard !members.isEmpty else {
+            shutDown()
+            throw refusals[manifest.id]!
+        }
+    }
+
+    /// Has the sandbox load one more plugin (the first one also confines the sandbox) and makes it a member.
+    private func load(_ manifest: PluginManifest, loader: LibraryLoader) throws(PluginError) {
+        let index = members.count
+        members.append(Member(manifest: manifest))
         var out = WireWriter()
         out.string(manifest.url.path)
         let libraryPaths = loader.configuration.libraryPaths
@@ -202,23 +275,25 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         }
         out.bool(loader.configuration.requiresPins)
         out.u64(UInt64(settings.memoryLimit ?? 0))
-        var reply = try call(.load, "motion_plugin_entry (in its sandbox)", out)
-        guard let isLoaded = reply.bool() else { throw malformed("load") }
+        var reply = try call(.load, "motion_plugin_entry (in its sandbox)", out, member: index)
+        guard let isLoaded = reply.bool() else { throw malformed("load", member: index) }
         guard isLoaded else {
             let code = reply.string().flatMap(PluginError.Code.init(name:)) ?? .loadFailed
             let message = reply.string() ?? "the sandbox could not load the plugin"
-            shutDown()
+            members.removeLast()
             throw PluginError(code: code, message: message, for: manifest)
         }
         guard let id = reply.string(), let abi = reply.u32(), let frames = reply.bool(), let many = reply.bool(),
             let deviceMotion = reply.bool(), let problems = strings(&reply), let mismatches = strings(&reply),
             let path = reply.string(), let sha256 = reply.string(), let device = reply.u64(), let inode = reply.u64()
-        else { throw malformed("load") }
-        (pluginID, hasFrames, hasUpdateMany, hasDeviceMotion) = (id, frames, many, deviceMotion)
-        library = (path, sha256, device, inode)
+        else { throw malformed("load", member: index) }
+        (members[index].pluginID, members[index].hasFrames, members[index].hasUpdateMany, members[index].hasDeviceMotion) = (
+            id, frames, many, deviceMotion
+        )
+        members[index].library = (path, sha256, device, inode)
         _ = abi
-        extensionProblems = problems
-        capabilityMismatches = mismatches
+        members[index].extensionProblems = problems
+        members[index].capabilityMismatches = mismatches
     }
 
     private func strings(_ reader: inout WireReader) -> [String]? {
@@ -231,8 +306,8 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         return result
     }
 
-    private func malformed(_ what: String) -> PluginError {
-        fail(.malformed("a reply to \(what)"), in: what)
+    private func malformed(_ what: String, member: Int) -> PluginError {
+        fail(.malformed("a reply to \(what)"), in: what, member: member)
     }
 
     /// Ends the sandbox without a failure (the host is done with it, refused its plugin, or switched the plugin's
@@ -268,11 +343,13 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
 
     // MARK: Performers
 
-    /// Registers a performer's host context; returns its slot, the sandbox's name for the performer.
-    func register(_ context: HostContext, description: String) -> UInt32 {
+    /// Registers a performer's host context (of the plugin `member`); returns its slot, the sandbox's name for the
+    /// performer.
+    func register(_ context: HostContext, description: String, member: Int = 0) -> UInt32 {
         let slot = UInt32(contexts.count)
         contexts.append(context)
         performerNames.append(description)
+        slotMembers.append(member)
         sharedContexts.withLock { $0.append(context) }
         return slot
     }
@@ -289,20 +366,26 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
 
     /// Sends a request and waits for its reply, serving the sandbox's requests meanwhile (on this, the
     /// scheduler's thread, so that the plugin's calls reach the host on the thread they would in process).
-    /// - Parameter what: The plugin call, for a failure report.
+    /// - Parameters:
+    ///   - what: The plugin call, for a failure report.
+    ///   - member: The plugin (index in ``members``) the call is made to, whose error a failure is.
     /// - Throws: ``PluginError`` `.sandboxFailed` when the sandbox has failed, now or earlier.
-    func call(_ kind: SandboxMessageKind, _ what: String, _ payload: WireWriter = WireWriter()) throws(PluginError) -> WireReader {
+    func call(_ kind: SandboxMessageKind, _ what: String, _ payload: WireWriter = WireWriter(), member: Int = 0) throws(PluginError)
+        -> WireReader
+    {
         // The lines the plugin logs meanwhile go where this plugin's host sends its lines, as in process.
         let result: Result<WireReader, PluginError> = PluginLog.routing(logRoute) {
-            do throws(PluginError) { return .success(try unroutedCall(kind, what, payload)) } catch { return .failure(error) }
+            do throws(PluginError) { return .success(try unroutedCall(kind, what, payload, member: member)) } catch { return .failure(error) }
         }
         return try result.get()
     }
 
-    private func unroutedCall(_ kind: SandboxMessageKind, _ what: String, _ payload: WireWriter) throws(PluginError) -> WireReader {
-        if failure == nil, diedOnItsOwn.withLock({ $0 }) { _ = fail(.closed, in: nil) }
-        if let failure { throw error(for: failure) }
-        guard let process else { throw fail(.closed, in: what) }
+    private func unroutedCall(_ kind: SandboxMessageKind, _ what: String, _ payload: WireWriter, member: Int) throws(PluginError)
+        -> WireReader
+    {
+        if failure == nil, diedOnItsOwn.withLock({ $0 }) { _ = fail(.closed, in: nil, member: member) }
+        if failure != nil { throw error(forMember: member) }
+        guard let process else { throw fail(.closed, in: what, member: member) }
         do throws(ChannelFailure) {
             try process.requests.send(kind, payload, timeout: timeout)
             while true {
@@ -312,7 +395,7 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
                 try serve(message, channel: process.requests)
             }
         } catch {
-            throw fail(error, in: what)
+            throw fail(error, in: what, member: member)
         }
     }
 
@@ -493,7 +576,7 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
 
     /// Serves the plugin's own threads: their thread-safe calls, on a thread of the host's, until the sandbox
     /// closes the channel (it ended).
-    private func startOtherThreadsChannel(_ channel: SandboxChannel, memory: SandboxSharedMemory, ended: DispatchSemaphore) {
+    private func startOtherThreadsChannel(_ channel: SandboxChannel, memory: SandboxSharedMemory, ended: DispatchSemaphore, name: String) {
         let shared = sharedContexts
         let died = diedOnItsOwn
         let thread = Thread {
@@ -518,14 +601,15 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             // Its last touch of the shared memory: from here ``SandboxProcess/end()`` may unmap it.
             ended.signal()
         }
-        thread.name = "motion sandbox \(manifest.id)"
+        thread.name = "motion sandbox \(name)"
         thread.start()
     }
 
     // MARK: Failure
 
-    /// The error every call gets once the sandbox has failed.
-    private func error(for failure: PluginFailure) -> PluginError {
+    /// The error every call to the plugin `member` gets once the sandbox has failed.
+    private func error(forMember member: Int) -> PluginError {
+        let failure = (member < members.count ? members[member].failure : nil) ?? self.failure!
         let after =
             isRestartDue
             ? "a new one takes over after this commit or frame (restart \(restarts + 1) of \(settings.maxRestarts), onCrash: restart)"
@@ -534,14 +618,16 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             code: .sandboxFailed,
             message:
                 "\(failure.call.map { "in \($0)" } ?? "outside any call from the host")\(failure.frame.map { " at frame \($0)" } ?? ""), the plugin's sandbox \(failure.cause); \(after)",
-            for: manifest)
+            for: member < members.count ? members[member].manifest : manifest)
     }
 
-    /// Contains a failure: kills and reaps the sandbox, ends its performers' tokens, records and reports it.
+    /// Contains a failure: kills and reaps the sandbox, ends its performers' tokens, records and reports it, once
+    /// for each member (the one whose call found it first, then the others of its group, in their order).
+    /// - Parameter member: The plugin the host was calling (index in ``members``).
     /// - Returns: The error for the call that found it.
     @discardableResult
-    private func fail(_ problem: ChannelFailure, in call: String?) -> PluginError {
-        if let failure { return error(for: failure) }
+    private func fail(_ problem: ChannelFailure, in call: String?, member: Int) -> PluginError {
+        if failure != nil { return error(forMember: member) }
         var cause: String
         if let process {
             self.process = nil
@@ -562,26 +648,40 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         } else {
             cause = "\(problem)"
         }
-        var ended: [String] = []
-        var targets: [String] = []
+        var ended = [[String]](repeating: [], count: members.count)
+        var targets = [[String]](repeating: [], count: members.count)
         for (slot, context) in contexts.enumerated() where context.isLive && UInt32(slot) != slotBeingCreated {
             context.endAllTokens()
-            ended.append(performerNames[slot])
+            let owner = slotMembers[slot]
+            ended[owner].append(performerNames[slot])
             let target = String(cString: context.targetName)
-            if !targets.contains(target) { targets.append(target) }
+            if !targets[owner].contains(target) { targets[owner].append(target) }
         }
         // A restart (`"onCrash": "restart"`) is the host's: a new sandbox, the performers switched to it (R43).
-        let failure = PluginFailure(
-            pluginID: manifest.id, manifest: manifest.url, cause: cause, call: call, frame: lastFrame, performers: ended, targets: targets)
-        self.failure = failure
-        onFailure?(failure)
-        return error(for: failure)
+        let finder = min(member, members.count - 1)
+        let order = [finder] + members.indices.filter { $0 != finder }
+        for index in order {
+            let isFinder = index == finder
+            let sharedCause =
+                isFinder
+                ? cause
+                : "\(cause) (\(call.map { "in \($0) of" } ?? "found by") \(members[finder].manifest.id), which runs in the same sandbox, group \(JSONText.quoted(settings.group ?? "")))"
+            members[index].failure = PluginFailure(
+                pluginID: members[index].manifest.id, manifest: members[index].manifest.url, cause: sharedCause, call: isFinder ? call : nil,
+                frame: lastFrame, performers: ended[index], targets: targets[index])
+        }
+        failure = members[finder].failure
+        for index in order { onFailure?(members[index].failure!) }
+        return error(forMember: member)
     }
 
     /// Finds a death between calls (reported by the plugin threads' channel) and contains it.
     func checkForFailure() {
-        if failure == nil, diedOnItsOwn.withLock({ $0 }) { fail(.closed, in: nil) }
+        if failure == nil, diedOnItsOwn.withLock({ $0 }) { fail(.closed, in: nil, member: 0) }
     }
+
+    /// The failure report of the plugin `pluginID` (a member), once the sandbox has failed.
+    func failure(ofPlugin pluginID: String) -> PluginFailure? { member(of: pluginID).flatMap { members[$0].failure } }
 
     // MARK: FrameBatch
 
@@ -599,7 +699,8 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
                 out.f64(frame.time)
                 out.f64(frame.delta)
                 out.u32(UInt32(count))
-                guard (try? call(.updateMany, "update_many", out)) != nil else { return }
+                let member = slotMembers.isEmpty ? 0 : slotMembers[Int(memory.members[0]) < slotMembers.count ? Int(memory.members[0]) : 0]
+                guard (try? call(.updateMany, "update_many", out, member: member)) != nil else { return }
                 offset += count
             }
         }

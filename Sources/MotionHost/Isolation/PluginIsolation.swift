@@ -43,16 +43,23 @@ public struct PluginIsolation: Sendable, Hashable {
     public var onCrash: CrashPolicy
     /// How many times a sandbox is restarted under ``CrashPolicy/restart`` (`"maxRestarts"`).
     public var maxRestarts: Int
+    /// The sandbox group the plugin runs in (`"group"`), or `nil` for a sandbox of its own. The isolated plugins of
+    /// one group share one sandbox process (as the CLAP sandbox `scuff`'s sandbox groups do): one frame request for
+    /// all of them, and a crash, hang or out-of-memory of that process ends the performers of every one of them
+    /// (each reported). Members must agree on ``memoryLimit``, ``onCrash`` and ``maxRestarts`` (the host
+    /// configuration refuses a group whose members differ); only with ``Mode/process``.
+    public var group: String?
 
     /// The smallest `memoryLimit` accepted: below it the Swift runtime of the sandbox itself cannot start.
     public static let smallestMemoryLimit = 64 << 20
 
     /// An isolation setting from its parts.
-    public init(mode: Mode = .inProcess, memoryLimit: Int? = nil, onCrash: CrashPolicy = .fail, maxRestarts: Int = 3) {
+    public init(mode: Mode = .inProcess, memoryLimit: Int? = nil, onCrash: CrashPolicy = .fail, maxRestarts: Int = 3, group: String? = nil) {
         self.mode = mode
         self.memoryLimit = memoryLimit
         self.onCrash = onCrash
         self.maxRestarts = maxRestarts
+        self.group = group
     }
 
     /// In the host's process: the default.
@@ -66,8 +73,8 @@ public struct PluginIsolation: Sendable, Hashable {
     /// Reads one plugin's entry of the configuration's `"plugins"` object.
     /// - Throws: The reader's error (``ManifestError``) naming the file and the JSON path of the bad field.
     static func decode(_ node: JSONValue, _ r: JSONDocumentReader<ManifestError>) throws(ManifestError) -> PluginIsolation {
-        let object = try r.object(node, expected: "an object with isolation, memoryLimit, onCrash and maxRestarts")
-        try r.checkKeys(object, allowed: ["isolation", "memoryLimit", "onCrash", "maxRestarts"], what: "a plugin's settings")
+        let object = try r.object(node, expected: "an object with isolation, memoryLimit, onCrash, maxRestarts and group")
+        try r.checkKeys(object, allowed: ["isolation", "memoryLimit", "onCrash", "maxRestarts", "group"], what: "a plugin's settings")
         var settings = PluginIsolation()
         if let mode = try r.optional(object, "isolation", { (node) throws(ManifestError) in try r.choice(node, Mode.self) }) {
             settings.mode = mode
@@ -87,7 +94,25 @@ public struct PluginIsolation: Sendable, Hashable {
         if let restarts = try r.optional(object, "maxRestarts", { (node) throws(ManifestError) in try r.integer(node, atLeast: 0) }) {
             settings.maxRestarts = restarts
         }
+        settings.group = try r.optional(object, "group") { (node) throws(ManifestError) -> String in
+            let name = try r.string(node, expected: "a sandbox group's name")
+            guard !name.isEmpty, name.utf8.count <= 64, !name.contains(where: { $0.isNewline || $0 == "\"" }) else {
+                throw r.fail(.invalidValue, "expected a sandbox group's name of 1 to 64 characters on one line; found \(node.found)")
+            }
+            guard settings.mode == .process else {
+                throw r.fail(
+                    .invalidValue,
+                    "a group is plugins that share one sandbox process, so it needs \"isolation\": \"process\"; found \"isolation\": \"\(settings.mode.rawValue)\". To fix, add \"isolation\": \"process\" or drop \"group\""
+                )
+            }
+            return name
+        }
         return settings
+    }
+
+    /// The settings that one sandbox group's members must share (its process's): memory limit, crash policy, restarts.
+    var processSettings: String {
+        "memoryLimit \(memoryLimit.map(String.init) ?? "none"), onCrash \(onCrash.rawValue), maxRestarts \(maxRestarts)"
     }
 }
 
@@ -97,6 +122,19 @@ extension HostConfiguration {
     /// - Returns: Its settings.
     public func isolation(of pluginID: String) -> PluginIsolation {
         plugins[pluginID] ?? plugins["*"] ?? .inProcess
+    }
+
+    /// The ids of the catalog's plugins that run in one sandbox with `pluginID` (its ``PluginIsolation/group``),
+    /// `pluginID` first, then the others in the catalog's order; just `[pluginID]` without a group.
+    /// - Parameters:
+    ///   - pluginID: A plugin's id.
+    ///   - candidates: The ids of the plugins there are (the catalog's), in order.
+    /// - Returns: The group's plugin ids.
+    public func sandboxGroup(of pluginID: String, among candidates: [String]) -> [String] {
+        let settings = isolation(of: pluginID)
+        guard settings.isIsolated, let group = settings.group else { return [pluginID] }
+        return [pluginID]
+            + candidates.filter { $0 != pluginID && isolation(of: $0).isIsolated && isolation(of: $0).group == group }
     }
 
     /// This configuration with `pluginIDs` isolated (`--isolate PLUGIN_ID`, `"*"` for `--isolate all`): each

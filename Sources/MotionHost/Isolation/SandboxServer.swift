@@ -107,7 +107,13 @@ private final class Server: @unchecked Sendable {
     let other = ProcessLock(SandboxChannel(fd: 4))
     let memory: SandboxSharedMemory
     let schedulerThread = pthread_self()
-    var plugin: EntryPlugin?
+    /// The plugins this sandbox loaded, in the order of the host's `load` requests: one, or the members of a
+    /// sandbox group (``PluginIsolation/group``), each the host's member index.
+    var plugins: [EntryPlugin] = []
+    /// The first plugin (the only one outside a group).
+    var plugin: EntryPlugin? { plugins.first }
+    /// Each performer slot's plugin, an index into ``plugins``.
+    var slotPlugins: [Int] = []
     var performers: [OpaquePointer?] = []
     var contexts: [SandboxContext] = []
     var scenes: [UInt32: SandboxScene] = [:]
@@ -196,6 +202,9 @@ private final class Server: @unchecked Sendable {
         send(.reply, out)
     }
 
+    /// The plugin a performer slot was created by (the request's slot was checked by ``performer(_:)`` first).
+    func plugin(ofSlot slot: UInt32?) -> EntryPlugin { plugins[slotPlugins[Int(slot!)]] }
+
     func performer(_ slot: UInt32?) -> OpaquePointer {
         guard let slot, Int(slot) < performers.count, let performer = performers[Int(slot)] else {
             quit("the host named a performer this sandbox does not have")
@@ -244,7 +253,7 @@ private final class Server: @unchecked Sendable {
             guard let json = input.data() else { quit("a malformed add_plan request") }
             readPrefetch(&input, slot: slot!)
             var error = Self.makeError()
-            let status = withPlanInFlight(json) { bytes, count in plugin!.table.pointee.add_plan(performer, bytes, count, &error) }
+            let status = withPlanInFlight(json) { bytes, count in plugin(ofSlot: slot).table.pointee.add_plan(performer, bytes, count, &error) }
             replyStatus(status, error)
         case .addNamedPlan:
             let slot = input.u32()
@@ -253,39 +262,44 @@ private final class Server: @unchecked Sendable {
             readPrefetch(&input, slot: slot!)
             var error = Self.makeError()
             let status = name.withCString { namePointer in
-                withPlanInFlight(json) { bytes, count in plugin!.table.pointee.add_named_plan(performer, namePointer, bytes, count, &error) }
+                withPlanInFlight(json) { bytes, count in
+                    plugin(ofSlot: slot).table.pointee.add_named_plan(performer, namePointer, bytes, count, &error)
+                }
             }
             replyStatus(status, error)
         case .removeNamedPlan:
-            let performer = performer(input.u32())
+            let slot = input.u32()
+            let performer = performer(slot)
             guard let name = input.string() else { quit("a malformed remove_named_plan request") }
             var error = Self.makeError()
-            let status = name.withCString { plugin!.table.pointee.remove_named_plan(performer, $0, &error) }
+            let status = name.withCString { plugin(ofSlot: slot).table.pointee.remove_named_plan(performer, $0, &error) }
             replyStatus(status, error)
         case .destroy:
             guard let slot = input.u32(), Int(slot) < performers.count else { quit("a malformed destroy request") }
             // A performer a restarted sandbox could not make again has nothing to destroy.
             if let performer = performers[Int(slot)] {
-                plugin!.table.pointee.destroy_performer(performer)
+                plugin(ofSlot: slot).table.pointee.destroy_performer(performer)
                 performers[Int(slot)] = nil
                 contexts[Int(slot)].live.store(false, ordering: .releasing)
             }
             send(.reply)
         case .updateMany: updateMany(&input)
         case .update:
-            let performer = performer(input.u32())
+            let slot = input.u32()
+            let performer = performer(slot)
             guard let index = input.u64(), let time = input.f64(), let delta = input.f64() else { quit("a malformed update request") }
             var frame = motion_frame(struct_size: UInt32(MemoryLayout<motion_frame>.size), index: index, time: time, delta: delta)
-            plugin!.frames?.pointee.update(performer, &frame)
+            plugin(ofSlot: slot).frames?.pointee.update(performer, &frame)
             send(.reply)
         case .receiveSample:
-            let performer = performer(input.u32())
+            let slot = input.u32()
+            let performer = performer(slot)
             guard let bytes = input.data(), bytes.count == MemoryLayout<motion_device_motion_sample>.size else {
                 quit("a malformed device-motion sample")
             }
             var sample = motion_device_motion_sample()
             withUnsafeMutableBytes(of: &sample) { raw in raw.copyBytes(from: bytes) }
-            plugin!.deviceMotion?.pointee.receive(performer, &sample)
+            plugin(ofSlot: slot).deviceMotion?.pointee.receive(performer, &sample)
             send(.reply)
         default:
             quit("the host sent a request of kind \(message.kind) this sandbox does not serve")
@@ -301,8 +315,26 @@ private final class Server: @unchecked Sendable {
         else { quit("a malformed update_many request") }
         for i in 0..<Int(count) { members[i] = performer(memory.members[i]) }
         var frame = motion_frame(struct_size: UInt32(MemoryLayout<motion_frame>.size), index: index, time: time, delta: delta)
-        plugin!.updateMany?(members, Int(count), &frame)
+        if plugins.count == 1 {
+            plugins[0].updateMany?(members, Int(count), &frame)
+        } else {
+            updateGroupMembers(count: Int(count), &frame)
+        }
         send(.reply)
+    }
+
+    /// A sandbox group's `update_many` request: its members (slots of several plugins, in the scheduler's order)
+    /// split into runs of one plugin each, and one `update_many` call per run, in order, so each plugin sees what
+    /// it would in a sandbox of its own.
+    func updateGroupMembers(count: Int, _ frame: inout motion_frame) {
+        var start = 0
+        while start < count {
+            let owner = slotPlugins[Int(memory.members[start])]
+            var end = start + 1
+            while end < count, slotPlugins[Int(memory.members[end])] == owner { end += 1 }
+            plugins[owner].updateMany?(members + start, end - start, &frame)
+            start = end
+        }
     }
 
     /// The `load` request: confinement, then the library with the host's trust checks, its entry and the ABI
@@ -328,7 +360,8 @@ private final class Server: @unchecked Sendable {
         }
         guard let requiresPins = input.bool(), let memoryLimit = input.u64() else { quit("a malformed load request") }
         var out = WireWriter()
-        if let problem = SandboxConfinement.apply(memoryLimit: memoryLimit == 0 ? nil : Int(memoryLimit)) {
+        // A sandbox group's process is confined once, before its first library; its later loads are confined already.
+        if plugins.isEmpty, let problem = SandboxConfinement.apply(memoryLimit: memoryLimit == 0 ? nil : Int(memoryLimit)) {
             out.bool(false)
             out.string(PluginError.Code.loadFailed.description)
             out.string("the sandbox could not confine itself: \(problem)")
@@ -353,7 +386,7 @@ private final class Server: @unchecked Sendable {
             let plugin = try EntryPlugin(
                 outcome: outcome, name: manifest.id, cName: cName, expectedID: manifest.id, manifest: manifest.url,
                 library: manifest.library, logSink: nil)
-            self.plugin = plugin
+            plugins.append(plugin)
             out.bool(true)
             out.string(plugin.pluginID)
             out.u32(plugin.abiVersion)
@@ -381,19 +414,25 @@ private final class Server: @unchecked Sendable {
 
     func create(_ input: inout WireReader) {
         guard let slot = input.u32(), let sceneKey = input.u32(), let className = input.string(), let targetName = input.string(),
-            Int(slot) >= contexts.count, let plugin
+            Int(slot) >= contexts.count
         else { quit("a malformed create request") }
+        // The plugin of a sandbox group's member (the host's member index, after the names; 0 outside a group).
+        let member = Int(input.u32() ?? 0)
+        guard member < plugins.count else { quit("a create request for a plugin this sandbox did not load") }
+        let plugin = plugins[member]
         // A restarted sandbox re-creates the performers that still exist, in order, under their old slots.
         while contexts.count < Int(slot) {
             let gone = SandboxContext(slot: UInt32(contexts.count), scene: SandboxScene(), targetName: "")
             gone.live.store(false, ordering: .releasing)
             contexts.append(gone)
             performers.append(nil)
+            slotPlugins.append(0)
         }
         let scene = scenes[sceneKey] ?? SandboxScene()
         scenes[sceneKey] = scene
         let context = SandboxContext(slot: slot, scene: scene, targetName: targetName)
         contexts.append(context)
+        slotPlugins.append(member)
         var error = Self.makeError()
         let created = className.withCString { plugin.table.pointee.create_performer($0, context.targetName, context.opaque, &error) }
         performers.append(created)

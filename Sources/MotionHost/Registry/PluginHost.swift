@@ -55,6 +55,13 @@ public final class PluginHost: PerformerRegistry {
     var isolatedPlugins: [IsolatedPlugin] = []
     /// Replaced sandboxes, ended once none of their performers is left.
     var retiredPlugins: [IsolatedPlugin] = []
+    /// What a sandbox group's restart did for its members other than the one whose failure started it, until their
+    /// own failures are taken (``takeFailures(restartingIn:)``).
+    var groupRestartOutcomes: [String: GroupRestartOutcome] = [:]
+    enum GroupRestartOutcome {
+        case restarted(plans: Int)
+        case gaveUp(String)
+    }
     /// Failures of queued work done before a reload or restart replaced performers (``takePendingWorkFailures()``).
     var pendingWorkFailures: [CommitError] = []
 
@@ -206,8 +213,12 @@ public final class PluginHost: PerformerRegistry {
 
     private func makePerformer(manifest: PluginManifest, performer: PerformerManifest, context: PerformerContext) throws -> any Performer {
         if isolation(of: manifest.id).isIsolated {
+            let sandbox = try loadIsolated(manifest, performer: performer)
+            guard let member = sandbox.member(of: manifest.id) else {
+                throw PluginError(code: .loadFailed, message: "the plugin is not loaded in its sandbox group's process", for: manifest)
+            }
             return try IsolatedPerformer(
-                plugin: try loadIsolated(manifest, performer: performer), className: performer.className, context: context,
+                plugin: sandbox, member: member, className: performer.className, context: context,
                 batchesFrames: !unbatchedTargets.contains(context.target.id))
         }
         let (library, entry) = try load(manifest)
@@ -250,7 +261,9 @@ public final class PluginHost: PerformerRegistry {
     }
 
     /// Starts an isolated plugin's sandbox once, which loads its library as ``load(_:)`` would (the same checks,
-    /// errors and refusals), and remembers the outcome as ``load(_:)`` does.
+    /// errors and refusals), and remembers the outcome as ``load(_:)`` does. A plugin of a sandbox group
+    /// (``PluginIsolation/group``) starts the group's one process, which loads every plugin of the group the catalog
+    /// has and that is not loaded yet, each with its own outcome (a member refused does not keep the others out).
     /// - Throws: ``PluginError``.
     func loadIsolated(_ manifest: PluginManifest, performer: PerformerManifest) throws(PluginError) -> IsolatedPlugin {
         switch loaded[manifest.id] {
@@ -266,10 +279,14 @@ public final class PluginHost: PerformerRegistry {
                         "the configuration isolates this plugin, but isolation runs entry plugins only and its manifest declares C functions (\"interface\": \"functions\"). To fix, run it in process",
                     for: manifest)
             }
-            let plugin = try startSandbox(manifest)
+            let (plugin, refused) = try startSandbox(sandboxGroupManifests(of: manifest))
             isolatedPlugins.append(plugin)
-            loaded[manifest.id] = .isolated(plugin)
-            runningManifests[manifest.id] = manifest
+            for member in plugin.members where refused[member.manifest.id] == nil {
+                loaded[member.manifest.id] = .isolated(plugin)
+                runningManifests[member.manifest.id] = member.manifest
+            }
+            for (id, error) in refused { loaded[id] = .failed(error) }
+            if let error = refused[manifest.id] { throw error }
             return plugin
         } catch {
             loaded[manifest.id] = .failed(error)
@@ -277,23 +294,56 @@ public final class PluginHost: PerformerRegistry {
         }
     }
 
-    /// Starts a sandbox for an isolated plugin (a first load, a restart or a reload), which loads its library with the
-    /// trust checks of ``load(_:)``, and checks its capabilities; its failures are queued for ``takeFailures(restartingIn:)``.
-    /// - Parameter restarts: How many of the plugin's sandboxes failed and were restarted before this one.
-    /// - Throws: ``PluginError``; the sandbox is ended then.
-    func startSandbox(_ manifest: PluginManifest, restarts: Int = 0) throws(PluginError) -> IsolatedPlugin {
+    /// `manifest` and the manifests of the other plugins of its sandbox group (``PluginIsolation/group``) that are
+    /// not loaded (nor refused) yet and are entry plugins, in the catalog's order; just `[manifest]` without a group.
+    func sandboxGroupManifests(of manifest: PluginManifest) -> [PluginManifest] {
+        let ids = loader.configuration.sandboxGroup(of: manifest.id, among: catalog.plugins.map(\.id))
+        return [manifest]
+            + ids.dropFirst().compactMap { id in
+                guard loaded[id] == nil, let other = catalog.plugin(id: id), other.performers.allSatisfy({ $0.interface == .entry }) else {
+                    return nil
+                }
+                return other
+            }
+    }
+
+    /// Starts a sandbox for isolated plugins (one, or a sandbox group's; a first load, a restart or a reload), which
+    /// loads their libraries with the trust checks of ``load(_:)``, and checks their capabilities; its failures are
+    /// queued for ``takeFailures(restartingIn:)``.
+    /// - Parameters:
+    ///   - manifests: The plugins, at least one; the first one's settings are the process's (a group's members agree,
+    ///     ``HostConfiguration``).
+    ///   - restarts: How many of the plugins' sandboxes failed and were restarted before this one.
+    /// - Returns: The sandbox, and the plugins of the group it refused (by plugin id), which are not to be used.
+    /// - Throws: ``PluginError`` when it refused the first plugin (the sandbox is ended then), or could not start.
+    func startSandbox(_ manifests: [PluginManifest], restarts: Int = 0) throws(PluginError) -> (IsolatedPlugin, refused: [String: PluginError]) {
         let plugin = try IsolatedPlugin(
-            manifest: manifest, loader: loader, settings: isolation(of: manifest.id), timeout: pluginTimeout, logSink: logSink,
+            manifests: manifests, loader: loader, settings: isolation(of: manifests[0].id), timeout: pluginTimeout, logSink: logSink,
             restarts: restarts)
-        if refusesCapabilityMismatches, !plugin.capabilityMismatches.isEmpty {
-            plugin.shutDown()
-            throw PluginError(
+        var refused = plugin.refusals
+        for member in plugin.members where refusesCapabilityMismatches && !member.capabilityMismatches.isEmpty {
+            refused[member.manifest.id] = PluginError(
                 code: .invalidInterface,
                 message:
-                    "the manifest does not describe the library, so it is not used: \(plugin.capabilityMismatches.joined(separator: "; ")). plugins validate checks this too",
-                for: manifest)
+                    "the manifest does not describe the library, so it is not used: \(member.capabilityMismatches.joined(separator: "; ")). plugins validate checks this too",
+                for: member.manifest)
+        }
+        if let error = refused[manifests[0].id], manifests.allSatisfy({ refused[$0.id] != nil }) {
+            plugin.shutDown()
+            throw error
         }
         plugin.onFailure = { [weak self] failure in self?.failures.append(failure) }
+        return (plugin, refused)
+    }
+
+    /// Starts a sandbox that must load every one of `manifests` (a restart or a reload of a sandbox group).
+    /// - Throws: ``PluginError``: the first refusal; the sandbox is ended then.
+    func startWholeSandbox(_ manifests: [PluginManifest], restarts: Int = 0) throws(PluginError) -> IsolatedPlugin {
+        let (plugin, refused) = try startSandbox(manifests, restarts: restarts)
+        if let error = manifests.lazy.compactMap({ refused[$0.id] }).first {
+            plugin.shutDown()
+            throw error
+        }
         return plugin
     }
 

@@ -8,6 +8,10 @@ import MotionCore
 /// (R43): the new ones are created in the new sandbox and given the old ones' plans again (named plans by name),
 /// target values kept. Then the old sandbox is ended (killed, reaped, its shared memory unmapped) once none of its
 /// performers is left: a performer R43 could not re-create keeps its old one, and its sandbox with it.
+///
+/// A sandbox group (``PluginIsolation/group``) is switched as a whole: its restart is one new process for all its
+/// plugins, each plugin's performers switched to it (one R43 call per plugin); a reload of one of its plugins starts
+/// the group's process again with that plugin's new library and the others' running ones, and switches them all.
 extension PluginHost {
     /// The sandbox an isolated plugin runs in now (for tests).
     func currentSandbox(ofPlugin id: String) -> IsolatedPlugin? {
@@ -18,50 +22,70 @@ extension PluginHost {
     /// Restarts the failed plugin of `failure` when its configuration asks for it and it has restarts left.
     /// - Returns: The failure, marked restarted (with the plans given again), or with why no new sandbox took over.
     func restartIfDue(_ failure: PluginFailure, in scheduler: Scheduler) -> PluginFailure {
-        guard case .isolated(let failed)? = loaded[failure.pluginID], failed.failure != nil, failed.isRestartDue,
-            let manifest = runningManifests[failure.pluginID]
-        else { return failure }
-        let recreation: PerformerRecreation
+        // A sandbox group's restart (done for the failure of the member found first) settled this member too.
+        if let outcome = groupRestartOutcomes.removeValue(forKey: failure.pluginID) {
+            switch outcome {
+            case .restarted(let plans): return failure.with(restartedReadding: plans)
+            case .gaveUp(let why): return failure.with(cause: "\(failure.cause); no new sandbox took over (\(why))")
+            }
+        }
+        guard case .isolated(let failed)? = loaded[failure.pluginID], failed.failure != nil, failed.isRestartDue else { return failure }
+        let ids = failed.members.map(\.manifest.id).filter { if case .isolated(let p)? = loaded[$0] { p === failed } else { false } }
+        let manifests = ids.compactMap { runningManifests[$0] }
+        guard manifests.count == ids.count, ids.contains(failure.pluginID) else { return failure }
+        var recreations: [String: PerformerRecreation] = [:]
         do throws(PluginError) {
-            let fresh = try startSandbox(manifest, restarts: failed.restarts + 1)
+            let fresh = try startWholeSandbox(manifests, restarts: failed.restarts + 1)
             do throws(CommitError) {
-                recreation = try switchSandbox(of: failure.pluginID, to: fresh, manifest: manifest, in: scheduler)
+                recreations = try switchSandbox(of: ids, to: fresh, manifests: manifests, in: scheduler)
             } catch {
-                throw PluginError(code: .sandboxFailed, message: "its performers could not be re-created: \(error.message)", for: manifest)
+                throw PluginError(
+                    code: .sandboxFailed, message: "its performers could not be re-created: \(error.message)",
+                    for: runningManifests[failure.pluginID]!)
             }
         } catch {
             failed.hasGivenUpRestarting = true
+            for id in ids where id != failure.pluginID { groupRestartOutcomes[id] = .gaveUp(error.message) }
             return failure.with(cause: "\(failure.cause); no new sandbox took over (\(error.message))")
         }
-        return failure.with(restartedReadding: recreation.readdedPlanCount)
+        for id in ids where id != failure.pluginID { groupRestartOutcomes[id] = .restarted(plans: recreations[id]?.readdedPlanCount ?? 0) }
+        return failure.with(restartedReadding: recreations[failure.pluginID]?.readdedPlanCount ?? 0)
     }
 
-    /// Makes `fresh` the plugin's sandbox and re-creates the plugin's performers in it (R43), between frames. When
-    /// R43 refuses (called at the wrong moment, or plans not kept), nothing changes and `fresh` is ended.
-    /// - Returns: What R43 re-created.
+    /// Makes `fresh` the sandbox of the plugins `ids` (one, or a sandbox group's, with `manifests` in the same order)
+    /// and re-creates each plugin's performers in it (R43, one call per plugin, in order), between frames. When R43
+    /// refuses (called at the wrong moment, or plans not kept: the same for every plugin, so the first call), nothing
+    /// changes and `fresh` is ended.
+    /// - Returns: What R43 re-created, by plugin id.
     /// - Throws: ``CommitError`` from ``Scheduler/recreatePerformers(of:)``.
-    func switchSandbox(of id: String, to fresh: IsolatedPlugin, manifest: PluginManifest, in scheduler: Scheduler) throws(CommitError)
-        -> PerformerRecreation
+    func switchSandbox(of ids: [String], to fresh: IsolatedPlugin, manifests: [PluginManifest], in scheduler: Scheduler) throws(CommitError)
+        -> [String: PerformerRecreation]
     {
         settlePendingWork(in: scheduler)
-        let running = loaded[id]
-        let runningManifest = runningManifests[id]
-        loaded[id] = .isolated(fresh)
-        runningManifests[id] = manifest
-        updateDeclarations(of: id, to: manifest)
+        let running = ids.map { loaded[$0] }
+        let runningManifestsBefore = ids.map { runningManifests[$0] }
+        for (id, manifest) in zip(ids, manifests) {
+            loaded[id] = .isolated(fresh)
+            runningManifests[id] = manifest
+            updateDeclarations(of: id, to: manifest)
+        }
         isolatedPlugins.append(fresh)
-        let replaced: IsolatedPlugin? = if case .isolated(let old)? = running { old } else { nil }
-        replaced?.isBeingReplaced = true
+        var replaced: [IsolatedPlugin] = []
+        for case .isolated(let old)? in running where !replaced.contains(where: { $0 === old }) { replaced.append(old) }
+        for old in replaced { old.isBeingReplaced = true }
+        var recreations: [String: PerformerRecreation] = [:]
         do {
-            let recreation = try scheduler.recreatePerformers(of: performerClasses(ofPlugin: id))
-            if let replaced { retiredPlugins.append(replaced) }
+            for id in ids { recreations[id] = try scheduler.recreatePerformers(of: performerClasses(ofPlugin: id)) }
+            retiredPlugins += replaced
             endRetiredSandboxes()
-            return recreation
+            return recreations
         } catch {
-            replaced?.isBeingReplaced = false
-            loaded[id] = running
-            runningManifests[id] = runningManifest
-            if let runningManifest { updateDeclarations(of: id, to: runningManifest) }
+            for old in replaced { old.isBeingReplaced = false }
+            for (index, id) in ids.enumerated() {
+                loaded[id] = running[index]
+                runningManifests[id] = runningManifestsBefore[index]
+                if let before = runningManifestsBefore[index] { updateDeclarations(of: id, to: before) }
+            }
             isolatedPlugins.removeAll { $0 === fresh }
             fresh.shutDown()
             throw error
@@ -111,17 +135,26 @@ extension PluginHost {
         throws(PluginError) -> PluginReload?
     {
         let manifest = try rereadManifest(runningManifest)
-        let fresh = try startSandbox(manifest)
-        let isNewLibrary = fresh.library.sha256 != running.library.sha256 || fresh.library.sha256.isEmpty
+        // A sandbox group starts again as a whole: this plugin's new library beside the others' running ones.
+        let ids = running.members.map(\.manifest.id).filter { if case .isolated(let p)? = loaded[$0] { p === running } else { false } }
+        let manifests = ids.map { $0 == id ? manifest : runningManifests[$0] ?? running.members[running.member(of: $0)!].manifest }
+        let fresh = try startWholeSandbox(manifests.isEmpty ? [manifest] : manifests)
+        guard let member = fresh.member(of: id), let runningMember = running.member(of: id) else {
+            fresh.shutDown()
+            return nil
+        }
+        let library = fresh.members[member].library
+        let isNewLibrary = library.sha256 != running.members[runningMember].library.sha256 || library.sha256.isEmpty
         guard isNewLibrary || manifest != runningManifest || running.failure != nil else {
             fresh.shutDown()
             return nil
         }
         do throws(CommitError) {
-            let recreation = try switchSandbox(of: id, to: fresh, manifest: manifest, in: scheduler)
+            let recreations = try switchSandbox(
+                of: ids.isEmpty ? [id] : ids, to: fresh, manifests: manifests.isEmpty ? [manifest] : manifests, in: scheduler)
             return PluginReload(
-                pluginID: id, manifest: manifest.url, libraryPath: fresh.library.path, sha256: fresh.library.sha256,
-                isNewLibrary: isNewLibrary, recreation: recreation)
+                pluginID: id, manifest: manifest.url, libraryPath: library.path, sha256: library.sha256,
+                isNewLibrary: isNewLibrary, recreation: recreations[id] ?? PerformerRecreation())
         } catch {
             throw PluginError(
                 code: .reloadRefused, message: "the plugin was not reloaded: \(error.message)", for: runningManifest, underlying: error)
