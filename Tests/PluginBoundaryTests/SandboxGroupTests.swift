@@ -22,8 +22,9 @@ struct SandboxGroupTests {
             logSink: { _, _ in })
     }
 
-    /// The process ids of this process's children that run `motion-sandbox` (`/proc/PID/stat`: comm and parent).
-    static func sandboxChildren() -> Set<pid_t> {
+    /// The process ids of this process's children that run `motion-sandbox` (`/proc/PID/stat`: comm and parent) for
+    /// the sandbox group `group` (its argument, `group NAME ID,ID…`; other suites start sandboxes meanwhile).
+    static func sandboxChildren(ofGroup group: String) -> Set<pid_t> {
         let me = getpid()
         var children: Set<pid_t> = []
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
@@ -35,7 +36,10 @@ struct SandboxGroupTests {
             let comm = stat[stat.index(after: open)..<close]
             let rest = stat[stat.index(after: close)...].split(separator: " ")
             // After the name: the state, then the parent's pid. (The kernel cuts names at 15 bytes.)
-            guard rest.count > 1, pid_t(rest[1]) == me, "motion-sandbox".hasPrefix(comm) else { continue }
+            guard rest.count > 1, pid_t(rest[1]) == me, "motion-sandbox".hasPrefix(comm),
+                let arguments = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline"),
+                String(decoding: arguments, as: UTF8.self).split(separator: "\0").contains(where: { $0.hasPrefix("group \(group) ") })
+            else { continue }
             children.insert(pid)
         }
         return children
@@ -56,14 +60,13 @@ struct SandboxGroupTests {
 
     @Test("two plugins of one group run in one sandbox process (one child), and both work; without a group, two")
     func oneProcessForTheGroup() throws {
-        let before = Self.sandboxChildren()
-        let grouped = try host(group: "shared")
+        let grouped = try host(group: "together")
         let (scheduler, scene) = try start(grouped, atFrame: -1)
         for i in 0..<3 { scheduler.advanceFrame(to: Double(i) / 60) }
         let faults = try #require(grouped.currentSandbox(ofPlugin: Isolation.faults))
         #expect(grouped.currentSandbox(ofPlugin: Isolation.testPerformers) === faults)
         #expect(faults.members.map(\.manifest.id) == [Isolation.faults, Isolation.testPerformers])
-        #expect(Self.sandboxChildren().subtracting(before) == [try #require(faults.sandboxProcess?.pid)])
+        #expect(Self.sandboxChildren(ofGroup: "together") == [try #require(faults.sandboxProcess?.pid)])
         // Both plugins' performers work in it: Faulty writes n each frame; TokenPerformer holds its token.
         #expect(scene.target("f")?["n"] == 2)
         #expect(scheduler.outstandingTokenCount == 2)
@@ -75,7 +78,7 @@ struct SandboxGroupTests {
         otherScheduler.advanceFrame(to: 0)
         let pids = [Isolation.faults, Isolation.testPerformers].compactMap { alone.currentSandbox(ofPlugin: $0)?.sandboxProcess?.pid }
         #expect(Set(pids).count == 2)
-        #expect(Self.sandboxChildren().subtracting(before).count == 3)
+        #expect(!pids.contains(try #require(faults.sandboxProcess?.pid)))
     }
 
     @Test("a crash of one plugin ends the performers of both, with a failure line for each; later plans of both fail")
@@ -102,7 +105,7 @@ struct SandboxGroupTests {
         // Both plugins' tokens were ended; nothing is updated any more; the process is reaped.
         #expect(scheduler.outstandingTokenCount == 0)
         #expect(scene.target("f")?["n"] == 1)
-        #expect(!Self.sandboxChildren().contains(pid))
+        #expect(!Self.sandboxChildren(ofGroup: "shared").contains(pid))
         for (type, target): (String, TargetID) in [("Quiet", "f"), ("HoldTokens", "a")] {
             var refusal: CommitError?
             do { try scheduler.commit(Transaction([.add(Plan(type: type), target: target)])) } catch { refusal = error }
@@ -114,8 +117,7 @@ struct SandboxGroupTests {
 
     @Test("onCrash restart restarts the group: one new process, each plugin's performers re-created there with their plans")
     func aRestartIsOneNewProcessForTheGroup() throws {
-        let before = Self.sandboxChildren()
-        let host = try host(group: "shared", onCrash: .restart)
+        let host = try host(group: "restarting", onCrash: .restart)
         let (scheduler, scene) = try start(host, atFrame: 2)
         let old = try #require(host.currentSandbox(ofPlugin: Isolation.faults)?.sandboxProcess?.pid)
         var failures: [PluginFailure] = []
@@ -130,7 +132,7 @@ struct SandboxGroupTests {
         #expect(host.currentSandbox(ofPlugin: Isolation.testPerformers) === fresh)
         let pid = try #require(fresh.sandboxProcess?.pid)
         #expect(pid != old)
-        #expect(Self.sandboxChildren().subtracting(before) == [pid])
+        #expect(Self.sandboxChildren(ofGroup: "restarting") == [pid])
         // The Fault (atFrame 2, past) writes n again from frame 3; the token holder holds a token again.
         #expect(scene.target("f")?["n"] == 5)
         #expect(scheduler.outstandingTokenCount == 2)
@@ -154,6 +156,68 @@ struct SandboxGroupTests {
         scheduler.advanceFrame(to: 3 / 60)
         #expect(scene.target("f")?["n"] == 3)
         #expect(scheduler.outstandingTokenCount == 2)
+    }
+}
+
+@Suite("A sandbox group's frame is one update_many request, split by plugin in the sandbox")
+struct SandboxGroupFrameTests {
+    /// Every change of 20 frames of Tweens (TweenKit) and Nudges (CPerformers) on alternating targets, both plugins in
+    /// process, each in a sandbox of its own, or both in one group; and the number of update_many requests per sandbox.
+    func changes(_ mode: String) throws -> (lines: [String], requests: [Int]) {
+        let manifests = try ["manifests/tweenkit.json", "manifests/cperformers.json"].map {
+            try PluginManifest.load(contentsOf: packageRoot.appendingPathComponent($0))
+        }
+        let settings: [String: PluginIsolation] =
+            switch mode {
+            case "group": ["*": PluginIsolation(mode: .process, group: "animation")]
+            case "alone": ["*": .process]
+            default: [:]
+            }
+        let host = PluginHost(
+            catalog: PluginCatalog(plugins: manifests),
+            loader: LibraryLoader(configuration: HostConfiguration(plugins: settings), extraLibraryDirectories: [productsDirectory]))
+        let scene = Scene()
+        for name in ["a", "b", "c", "d"] { scene.addTarget(TargetID(name), properties: ["position": [0, 0], "opacity": 0]) }
+        let scheduler = Scheduler(scene: scene, registry: host)
+        try scheduler.commit(
+            Transaction([
+                .add(Plan(type: "Tween", fields: ["property": "opacity", "to": [1], "duration": 0.3]), target: "a"),
+                .add(Plan(type: "Nudge", fields: ["property": "position", "by": [2, 1], "duration": 0.2]), target: "b"),
+                .add(Plan(type: "Tween", fields: ["property": "position", "to": [10, -4], "duration": 0.2]), target: "c"),
+                .add(Plan(type: "Nudge", fields: ["property": "opacity", "by": [0.5]]), target: "d"),
+            ]))
+        var lines: [String] = []
+        for i in 0..<20 {
+            scheduler.advanceFrame(to: Double(i) / 60)
+            for change in scene.drainChanges() {
+                lines.append(
+                    "\(i) \(change.target.name) \(scene.propertyName(change.property) ?? "?") \((0..<change.value.count).map { change.value[$0].bitPattern })"
+                )
+            }
+        }
+        let sandboxes = manifests.compactMap { host.currentSandbox(ofPlugin: $0.id) }
+        var requests: [Int] = []
+        for (index, sandbox) in sandboxes.enumerated() where !sandboxes[..<index].contains(where: { $0 === sandbox }) {
+            requests.append(sandbox.updateManyRequestCount)
+        }
+        return (lines, requests)
+    }
+
+    @Test("two update_many plugins in one group: the same changes, bit for bit, as in process; one request per frame")
+    func groupFramesEqualInProcessFrames() throws {
+        let inProcess = try changes("inProcess")
+        #expect(inProcess.lines.count > 40)
+        #expect(inProcess.requests.isEmpty)
+        let alone = try changes("alone")
+        #expect(alone.lines == inProcess.lines)
+        let group = try changes("group")
+        #expect(group.lines == inProcess.lines)
+        // A sandbox alone gets one request per run of its performers (TweenKit's a and c are two runs, b between
+        // them); the group's gets one per frame for all four.
+        #expect(alone.requests.count == 2)
+        #expect(alone.requests[0] > 20)
+        #expect(group.requests.count == 1)
+        #expect((15...20).contains(group.requests[0]), "\(group.requests)")
     }
 }
 

@@ -685,9 +685,14 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
 
     // MARK: FrameBatch
 
+    /// How many `update_many` requests this sandbox was sent (for tests: one per run of its performers per frame,
+    /// a sandbox group's plugins together).
+    private(set) var updateManyRequestCount = 0
+
     /// One `update_many` request for the whole run (split only past the shared memory's capacity).
     func update(_ members: UnsafeBufferPointer<OpaquePointer>, frame: Frame) {
         lastFrame = frame.index
+        updateManyRequestCount &+= 1
         guard failure == nil, let memory = process?.memory else { return }
         var offset = 0
         PluginLog.routing(logRoute) {
