@@ -121,3 +121,64 @@ struct ValidateIsolatedTests {
         #expect(lines.last == "1 plugin, 13 checks: 12 passed, 1 failed")
     }
 }
+
+/// `"group"` in a run's configuration: two plugins in one sandbox process; its crash is an `error` line for each, both
+/// counted in the summary's `pluginFailures`, and the run goes on.
+@Suite("A sandbox group in motion-host run")
+struct SandboxGroupCommandTests {
+    @Test func aCrashOfAGroupsSandboxEndsBothPluginsWithALineEach() throws {
+        let folder = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scene = """
+            {"sceneVersion":1,"name":"group","frameRate":60,"duration":0.1,
+             "targets":[{"name":"a","properties":{"n":-1}},{"name":"b","properties":{"opacity":0}}],
+             "transactions":[{"at":0,"operations":[
+               {"op":"add","target":"a","plan":{"type":"Fault","atFrame":2,"fault":"segv"}},
+               {"op":"add","target":"b","plan":{"type":"HoldTokens","count":1}}]}]}
+            """
+        try Data(scene.utf8).write(to: folder.appendingPathComponent("scene.json"))
+        let member = #"{"isolation": "process", "group": "fixtures"}"#
+        try Data(
+            #"{"configurationVersion": 1, "plugins": {"org.motion.fixtures.faults": \#(member), "org.motion.fixtures.test-performers": \#(member)}}"#
+                .utf8
+        ).write(to: folder.appendingPathComponent("host.json"))
+        let result = try MotionHost.runScene([
+            folder.appendingPathComponent("scene.json").path, "--config", folder.appendingPathComponent("host.json").path,
+        ])
+        #expect(result.status == 2, "\(result.standardError)")
+        let lines = try result.jsonLines()
+        let errors = lines.compactMap { $0["error"] as? String }
+        #expect(errors.count == 2, "\(errors)")
+        #expect(
+            errors.first?.contains(
+                "plugin org.motion.fixtures.faults (") == true
+                && errors.first?.contains(
+                    "in update at frame 2, its sandbox was killed by signal 11 (SIGSEGV); its performers Faulty@a (targets a) stopped") == true,
+            "\(errors)")
+        #expect(
+            errors.last?.contains(
+                "plugin org.motion.fixtures.test-performers (") == true
+                && errors.last?.contains(
+                    "outside any call from the host at frame 2, its sandbox was killed by signal 11 (SIGSEGV) (in update of org.motion.fixtures.faults, which runs in the same sandbox, group \"fixtures\"); its performers TokenPerformer@b (targets b) stopped"
+                ) == true, "\(errors)")
+        #expect(lines.compactMap { $0["error"] != nil ? $0["frame"] as? Int : nil } == [2, 2])
+        let summary = try #require(lines.last?["summary"] as? [String: Any])
+        #expect((summary["pluginFailures"] as? [String])?.count == 2)
+    }
+
+    @Test func groupMembersThatDisagreeAreAConfigurationError() throws {
+        let folder = try MotionHost.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(
+            #"{"configurationVersion": 1, "plugins": {"org.a.one": {"isolation": "process", "group": "g"}, "org.a.two": {"isolation": "process", "group": "g", "maxRestarts": 1}}}"#
+                .utf8
+        ).write(to: folder.appendingPathComponent("host.json"))
+        let result = try MotionHost.run(["plugins", "list", "--config", folder.appendingPathComponent("host.json").path])
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(
+            result.standardError.contains(
+                #"host.json: $.plugins["org.a.two"].group: plugins "org.a.one" and "org.a.two" share the sandbox group "g", one process, but not its settings: memoryLimit none, onCrash fail, maxRestarts 3 against memoryLimit none, onCrash fail, maxRestarts 1"#
+            ), "\(result.standardError)")
+        #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
+    }
+}
