@@ -49,7 +49,7 @@ import Testing
         // A plugin's settings (PluginIsolation): their keys and the values of the two choices.
         let properties = try #require(s["properties"] as? [String: Any])
         let settings = try #require((properties["plugins"] as? [String: Any])?["additionalProperties"] as? [String: Any])
-        #expect(keys(settings) == ["isolation", "memoryLimit", "onCrash", "maxRestarts"])
+        #expect(keys(settings) == ["isolation", "memoryLimit", "onCrash", "maxRestarts", "group"])
         let fields = try #require(settings["properties"] as? [String: Any])
         #expect(enumValues(fields["isolation"]) == Set(PluginIsolation.Mode.allCases.map(\.rawValue)))
         #expect(enumValues(fields["onCrash"]) == Set(PluginIsolation.CrashPolicy.allCases.map(\.rawValue)))

@@ -5,7 +5,8 @@ import Foundation
 import MotionCore
 import Synchronization
 
-/// The sandbox side of an isolated plugin: the `motion-sandbox` process, one per isolated plugin.
+/// The sandbox side of an isolated plugin: the `motion-sandbox` process, one per isolated plugin or sandbox group
+/// (``PluginIsolation/group``: each `load` request adds a plugin, each `create` names its plugin).
 ///
 /// It is started by the host (``IsolatedPlugin``) with descriptor 5 the shared memory (``SandboxSharedMemory``),
 /// whose rings carry its request channel (the host's calls, and the plugin's calls made on the thread that serves
