@@ -24,6 +24,20 @@ enum Isolation {
         return host
     }
 
+    /// Every change of `frames` frames at 60 fps, one line each: frame, target, property and the values' bits.
+    static func changeLines(of scene: Scene, advancing scheduler: Scheduler, frames: Int) -> [String] {
+        var lines: [String] = []
+        for i in 0..<frames {
+            scheduler.advanceFrame(to: Double(i) / 60)
+            for change in scene.drainChanges() {
+                lines.append(
+                    "\(i) \(change.target.name) \(scene.propertyName(change.property) ?? "?") \((0..<change.value.count).map { change.value[$0].bitPattern })"
+                )
+            }
+        }
+        return lines
+    }
+
     static let faults = "org.motion.fixtures.faults"
     static let testPerformers = "org.motion.fixtures.test-performers"
 }
@@ -292,16 +306,7 @@ struct IsolatedPropertyReadTests {
                 .add(Plan(type: "SpringTo", fields: ["property": "position", "destination": [3, 7]]), target: "c"),
                 .add(Plan(type: "Tween", fields: ["property": "opacity", "from": [0.5], "to": [0], "duration": 0.25]), target: "c"),
             ]))
-        var lines: [String] = []
-        for i in 0..<30 {
-            scheduler.advanceFrame(to: Double(i) / 60)
-            for change in scene.drainChanges() {
-                lines.append(
-                    "\(i) \(change.target.name) \(scene.propertyName(change.property) ?? "?") \((0..<change.value.count).map { change.value[$0].bitPattern })"
-                )
-            }
-        }
-        return lines
+        return Isolation.changeLines(of: scene, advancing: scheduler, frames: 30)
     }
 
     @Test("an isolated TweenKit's frames (written by property slot through the sandbox) change the same values, bit for bit")

@@ -186,15 +186,7 @@ struct SandboxGroupFrameTests {
                 .add(Plan(type: "Tween", fields: ["property": "position", "to": [10, -4], "duration": 0.2]), target: "c"),
                 .add(Plan(type: "Nudge", fields: ["property": "opacity", "by": [0.5]]), target: "d"),
             ]))
-        var lines: [String] = []
-        for i in 0..<20 {
-            scheduler.advanceFrame(to: Double(i) / 60)
-            for change in scene.drainChanges() {
-                lines.append(
-                    "\(i) \(change.target.name) \(scene.propertyName(change.property) ?? "?") \((0..<change.value.count).map { change.value[$0].bitPattern })"
-                )
-            }
-        }
+        let lines = Isolation.changeLines(of: scene, advancing: scheduler, frames: 20)
         let sandboxes = manifests.compactMap { host.currentSandbox(ofPlugin: $0.id) }
         var requests: [Int] = []
         for (index, sandbox) in sandboxes.enumerated() where !sandboxes[..<index].contains(where: { $0 === sandbox }) {
