@@ -66,8 +66,6 @@ struct IsolationCommandTests {
 @Suite("A restarted sandbox in motion-host run")
 struct IsolationRestartCommandTests {
     @Test func aCrashedPluginIsRestartedWithItsPlansAndTheRunGoesOn() throws {
-        let folder = try MotionHost.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
         let scene = """
             {"sceneVersion":1,"name":"restart","frameRate":60,"duration":0.1,
              "targets":[{"name":"a","properties":{"n":-1}},{"name":"b","properties":{"n":-1}}],
@@ -75,12 +73,8 @@ struct IsolationRestartCommandTests {
                {"op":"add","target":"a","plan":{"type":"Fault","atFrame":2,"fault":"segv"}},
                {"op":"addNamed","target":"b","name":"steady","plan":{"type":"Fault","atFrame":-1}}]}]}
             """
-        try Data(scene.utf8).write(to: folder.appendingPathComponent("scene.json"))
-        try Data(#"{"configurationVersion": 1, "plugins": {"*": {"isolation": "process", "onCrash": "restart", "maxRestarts": 1}}}"#.utf8)
-            .write(to: folder.appendingPathComponent("host.json"))
-        let result = try MotionHost.runScene([
-            folder.appendingPathComponent("scene.json").path, "--config", folder.appendingPathComponent("host.json").path,
-        ])
+        let result = try MotionHost.runScene(
+            scene, configuration: #"{"configurationVersion": 1, "plugins": {"*": {"isolation": "process", "onCrash": "restart", "maxRestarts": 1}}}"#)
         #expect(result.status == 2, "\(result.standardError)")
         let lines = try result.jsonLines()
         let errors = lines.compactMap { $0["error"] as? String }
@@ -127,8 +121,6 @@ struct ValidateIsolatedTests {
 @Suite("A sandbox group in motion-host run")
 struct SandboxGroupCommandTests {
     @Test func aCrashOfAGroupsSandboxEndsBothPluginsWithALineEach() throws {
-        let folder = try MotionHost.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
         let scene = """
             {"sceneVersion":1,"name":"group","frameRate":60,"duration":0.1,
              "targets":[{"name":"a","properties":{"n":-1}},{"name":"b","properties":{"opacity":0}}],
@@ -136,15 +128,12 @@ struct SandboxGroupCommandTests {
                {"op":"add","target":"a","plan":{"type":"Fault","atFrame":2,"fault":"segv"}},
                {"op":"add","target":"b","plan":{"type":"HoldTokens","count":1}}]}]}
             """
-        try Data(scene.utf8).write(to: folder.appendingPathComponent("scene.json"))
         let member = #"{"isolation": "process", "group": "fixtures"}"#
-        try Data(
-            #"{"configurationVersion": 1, "plugins": {"org.motion.fixtures.faults": \#(member), "org.motion.fixtures.test-performers": \#(member)}}"#
-                .utf8
-        ).write(to: folder.appendingPathComponent("host.json"))
-        let result = try MotionHost.runScene([
-            folder.appendingPathComponent("scene.json").path, "--config", folder.appendingPathComponent("host.json").path,
-        ])
+        let result = try MotionHost.runScene(
+            scene,
+            configuration:
+                #"{"configurationVersion": 1, "plugins": {"org.motion.fixtures.faults": \#(member), "org.motion.fixtures.test-performers": \#(member)}}"#
+        )
         #expect(result.status == 2, "\(result.standardError)")
         let lines = try result.jsonLines()
         let errors = lines.compactMap { $0["error"] as? String }
@@ -180,5 +169,17 @@ struct SandboxGroupCommandTests {
                 #"host.json: $.plugins["org.a.two"].group: plugins "org.a.one" and "org.a.two" share the sandbox group "g", one process, but not its settings: memoryLimit none, onCrash fail, maxRestarts 3 against memoryLimit none, onCrash fail, maxRestarts 1"#
             ), "\(result.standardError)")
         #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
+    }
+}
+
+extension MotionHost {
+    /// Runs a scene given as JSON text with a host configuration given as JSON text (`--config`), both written to a
+    /// temporary folder as `scene.json` and `host.json`, which is removed after the run.
+    static func runScene(_ scene: String, configuration: String) throws -> MotionHostResult {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(scene.utf8).write(to: folder.appendingPathComponent("scene.json"))
+        try Data(configuration.utf8).write(to: folder.appendingPathComponent("host.json"))
+        return try runScene([folder.appendingPathComponent("scene.json").path, "--config", folder.appendingPathComponent("host.json").path])
     }
 }
