@@ -81,6 +81,31 @@ struct SandboxGroupTests {
         #expect(!pids.contains(try #require(faults.sandboxProcess?.pid)))
     }
 
+    @Test("a plugin of the group that its sandbox refuses is refused alone: the other one runs in the group's process")
+    func aRefusedMemberIsRefusedAlone() throws {
+        let settings = PluginIsolation(mode: .process, group: "mixed")
+        let host = PluginHost(
+            catalog: PluginCatalog(
+                plugins: try ["refuses.json", "test-performers.json"].map {
+                    try PluginManifest.load(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/plugins/\($0)"))
+                }),
+            loader: LibraryLoader(configuration: HostConfiguration(plugins: ["*": settings]), extraLibraryDirectories: [productsDirectory]),
+            logSink: { _, _ in })
+        let scene = Scene(targets: ["a"])
+        let scheduler = Scheduler(scene: scene, registry: host)
+        var refusal: CommitError?
+        do { try scheduler.commit(Transaction([.add(Plan(type: "Refused"), target: "a")])) } catch { refusal = error }
+        #expect(refusal?.message.contains("refuses.json") == true, "\(String(describing: refusal))")
+        #expect(host.currentSandbox(ofPlugin: "org.motion.fixtures.refuses") == nil)
+        try scheduler.commit(Transaction([.add(Plan(type: "SetValue", fields: ["property": "opacity", "value": 0.5]), target: "a")]))
+        #expect(scene.target("a")?["opacity"] == 0.5)
+        let sandbox = try #require(host.currentSandbox(ofPlugin: Isolation.testPerformers))
+        #expect(sandbox.members.map(\.manifest.id) == [Isolation.testPerformers])
+        #expect(sandbox.refusals.keys.sorted() == ["org.motion.fixtures.refuses"])
+        // One process was started for the group, at the first commit.
+        #expect(host.isolatedPlugins.count == 1)
+    }
+
     @Test("a crash of one plugin ends the performers of both, with a failure line for each; later plans of both fail")
     func aCrashEndsTheWholeGroup() throws {
         let host = try host(group: "shared")
