@@ -3,7 +3,7 @@
 //     swift build -c release && .build/release/motion-benchmark
 // One measurement alone, for a profiler (perf record …):
 //     motion-benchmark --profile-tweens [COUNT] [in-process|plugin|isolated|limit|both|alternating]   frame tick of running Tweens
-//     motion-benchmark --profile-plans [isolated]                          Tween plans committed to TweenKit
+//     motion-benchmark --profile-plans [isolated] [PLANS]                  Tween plans committed to TweenKit
 //     motion-benchmark --profile-json-plans                                JSON transactions (10 plans each) decoded + committed
 import Foundation
 import MotionCore
@@ -52,10 +52,14 @@ if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-json
     exit(0)
 }
 
-if (2...3).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "--profile-plans" {
-    let host = CommandLine.arguments.last == "isolated" ? try IsolationBenchmarks.makeIsolatedHost() : try PluginBenchmarks.makeHost()
+// `--profile-plans [isolated] [PLANS]`: PLANS per run (100,000), 1 warm-up + 5 runs; Benchmarks/callgrind-plans.sh
+// passes a small PLANS.
+if (2...4).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "--profile-plans" {
+    let options = CommandLine.arguments.dropFirst(2)
+    let host = options.contains("isolated") ? try IsolationBenchmarks.makeIsolatedHost() : try PluginBenchmarks.makeHost()
+    let count = options.compactMap { Int($0) }.first ?? 100_000
     print(
-        try PluginBenchmarks.plansPerSecond(registry: host) {
+        try PluginBenchmarks.plansPerSecond(registry: host, plans: count) {
             Plan(type: "Tween", fields: ["property": "x", "to": [.number(Double($0 % 7))], "duration": 0.5])
         })
     exit(0)
@@ -67,8 +71,9 @@ let usage = """
                                                  the frame tick of COUNT (10000) running Tweens, for a profiler
            motion-benchmark --profile-scale COUNT
                                                  the limit, in-process and plugin ticks at one scale, with memory
-           motion-benchmark --profile-plans [isolated]
-                                                 Tween plans committed to TweenKit (in its sandbox), for a profiler
+           motion-benchmark --profile-plans [isolated] [PLANS]
+                                                 Tween plans committed to TweenKit (in its sandbox), PLANS (100000)
+                                                 per run, for a profiler
            motion-benchmark --profile-json-plans JSON transactions (10 plans each) decoded and committed, for a profiler
            motion-benchmark --measure-load MANIFEST
                                                  one library's trust checks + dlopen + entry + ABI, in ms
