@@ -70,6 +70,16 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
     func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { context.tokenGenerator = generator }
 
     func addPlan(_ plan: Plan) throws {
+        if let handles = plugin.planHandles, let add = handles.pointee.add_plan {
+            // By handle (motion/plans.h): the plugin reads the fields the host holds; no JSON is written.
+            var error = Self.makeError()
+            let status = PlansInFlight.withHandle(plan) { handle in
+                PluginLog.routing(plugin.logRoute) {
+                    PluginCrashReport.calling(plugin.cName, .addPlan) { add(performer, handle, &error) }
+                }
+            }
+            return try check(status, error, "add_plan", plan.type)
+        }
         // The JSON and the error live on this call's stack, not in the performer: a performer is handed
         // plans rarely, and a motion_error (520 bytes) kept per performer was a fifth of a running Tween's
         // memory.
@@ -91,6 +101,17 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
     }
 
     func addPlan(_ plan: Plan, named name: String) throws {
+        if let handles = plugin.planHandles, let add = handles.pointee.add_named_plan {
+            var error = Self.makeError()
+            let status = name.withCString { namePointer in
+                PlansInFlight.withHandle(plan) { handle in
+                    PluginLog.routing(plugin.logRoute) {
+                        PluginCrashReport.calling(plugin.cName, .addNamedPlan) { add(performer, namePointer, handle, &error) }
+                    }
+                }
+            }
+            return try check(status, error, "add_named_plan", plan.type)
+        }
         var buffer: [UInt8] = []
         try plan.writeJSON(into: &buffer)
         var error = Self.makeError()

@@ -15,7 +15,15 @@ import CMotionABI
 /// `Sendable` because its dictionary of metatypes of `Sendable` plan types is immutable.
 final class PlanTable: Sendable {
     let types: [String: any PluginPlan.Type]
-    init(types: [String: any PluginPlan.Type]) { self.types = types }
+    /// The fields a plan by handle is read with (motion/plans.h).
+    let layout: PlanLayout
+    /// The plan types that read themselves from those fields, cast once here rather than per plan.
+    let readers: [String: any PlanFieldReading.Type]
+    init(types: [String: any PluginPlan.Type]) {
+        self.types = types
+        self.layout = PlanLayout(types: types.keys.sorted().compactMap { types[$0] })
+        self.readers = types.compactMapValues { $0 as? any PlanFieldReading.Type }
+    }
 
     /// Decodes `{"type": ..., fields}` into the plan type it names.
     /// - Throws: `PlanJSONSyntaxError` (not JSON), `DecodingError` (a field), `PluginError` (no or an
@@ -80,6 +88,57 @@ final class PerformerBox {
         }
         return try json.withMemoryRebound(to: UInt8.self, capacity: length) {
             try plans.decodePlan(UnsafeBufferPointer(start: $0, count: length))
+        }
+    }
+}
+
+extension PerformerBox {
+    /// Decodes the plan behind a handle (motion/plans.h; valid for the call): its fields read in one host call
+    /// for a `PlanFieldReading` type, else, or when a field cannot be read that way, from its JSON.
+    func decodePlan(handle: OpaquePointer, _ host: UnsafePointer<motion_plans_v1>) throws -> any PluginPlan {
+        let layout = plans.layout
+        let resolved = layout.resolved(host)
+        if resolved >= 0, let readFields = host.pointee.read {
+            let count = layout.names.count
+            // nil: read it from JSON instead.
+            let outcome: Result<any PluginPlan, any Error>? = withUnsafeTemporaryAllocation(of: motion_plan_field.self, capacity: count) {
+                fields in
+                fields.initialize(repeating: motion_plan_field())
+                guard readFields(handle, resolved, fields.baseAddress, count) == MOTION_OK,
+                    let type = PlanFields.string(fields[0]), let planType = plans.readers[type]
+                else { return nil }
+                let values = PlanFields(fields: UnsafeBufferPointer(fields), names: layout.names)
+                do {
+                    return .success(try planType.init(fields: values))
+                } catch is PlanFieldsFallback {
+                    return nil
+                } catch {
+                    return .failure(error)
+                }
+            }
+            if let outcome { return try outcome.get() }
+        }
+        return try withPlanJSON(handle, host) { try plans.decodePlan($0) }
+    }
+
+    /// Runs `body` with the JSON of the plan behind `handle` (`motion_plans_v1.json`): on the stack up to 1 KiB.
+    private func withPlanJSON<R>(_ handle: OpaquePointer, _ host: UnsafePointer<motion_plans_v1>, _ body: (UnsafeBufferPointer<UInt8>) throws -> R)
+        throws -> R
+    {
+        guard let json = host.pointee.json else { throw PluginError(.`internal`, "the host's motion.plans/1 has no json function.") }
+        var length = 0
+        let first: R? = try withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1024) { buffer in
+            let status = json(handle, buffer.baseAddress, buffer.count, &length)
+            if status == MOTION_ERR_BUFFER_TOO_SMALL { return nil }
+            guard status == MOTION_OK else { throw PluginError(PluginError.Code(rawValue: status), "the host gave no JSON for the plan.") }
+            return try buffer.withMemoryRebound(to: UInt8.self) { try body(UnsafeBufferPointer(rebasing: $0.prefix(length))) }
+        }
+        if let first { return first }
+        var buffer = [CChar](repeating: 0, count: length + 1)
+        let status = buffer.withUnsafeMutableBufferPointer { json(handle, $0.baseAddress, $0.count, &length) }
+        guard status == MOTION_OK else { throw PluginError(PluginError.Code(rawValue: status), "the host gave no JSON for the plan.") }
+        return try buffer.withUnsafeBufferPointer { chars in
+            try chars.withMemoryRebound(to: UInt8.self) { try body(UnsafeBufferPointer(rebasing: $0.prefix(length))) }
         }
     }
 }
@@ -229,6 +288,48 @@ func sdkAddNamedPlan(
     }
 }
 
+func sdkAddPlanByHandle(_ performer: OpaquePointer?, _ plan: OpaquePointer?, _ error: UnsafeMutablePointer<motion_error>?) -> motion_status {
+    // Writes queued during update_many (this call may be nested in one) reach the host before it returns.
+    defer { PropertyWriteQueue.flushActive() }
+    guard let performer, let plan else {
+        motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "add_plan needs a performer and a plan.")
+        return MOTION_ERR_INVALID_ARGUMENT
+    }
+    let box = PerformerBox.from(performer)
+    guard let host = box.context.host.plans else {
+        motion_error_set(error, MOTION_ERR_INTERNAL, "a plan by handle from a host without motion.plans/1.")
+        return MOTION_ERR_INTERNAL
+    }
+    do {
+        try box.performer.add(box.decodePlan(handle: plan, host))
+        return MOTION_OK
+    } catch let thrown {
+        return report(thrown, to: error)
+    }
+}
+
+func sdkAddNamedPlanByHandle(
+    _ performer: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ plan: OpaquePointer?, _ error: UnsafeMutablePointer<motion_error>?
+) -> motion_status {
+    // Writes queued during update_many (this call may be nested in one) reach the host before it returns.
+    defer { PropertyWriteQueue.flushActive() }
+    guard let performer, let name, name.pointee != 0, let plan else {
+        motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "add_named_plan needs a performer, a non-empty name and a plan.")
+        return MOTION_ERR_INVALID_ARGUMENT
+    }
+    let box = PerformerBox.from(performer)
+    guard let host = box.context.host.plans else {
+        motion_error_set(error, MOTION_ERR_INTERNAL, "a plan by handle from a host without motion.plans/1.")
+        return MOTION_ERR_INTERNAL
+    }
+    do {
+        try box.performer.add(box.decodePlan(handle: plan, host), named: String(cString: name))
+        return MOTION_OK
+    } catch let thrown {
+        return report(thrown, to: error)
+    }
+}
+
 func sdkRemoveNamedPlan(
     _ performer: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ error: UnsafeMutablePointer<motion_error>?
 ) -> motion_status {
@@ -253,6 +354,7 @@ func sdkGetExtension(_ id: UnsafePointer<CChar>?) -> UnsafeRawPointer? {
     switch String(cString: id) {
     case MOTION_EXTENSION_FRAMES: return plugin.frames.map { UnsafeRawPointer($0) }
     case MOTION_EXTENSION_DEVICE_MOTION: return plugin.deviceMotion.map { UnsafeRawPointer($0) }
+    case MOTION_EXTENSION_PLAN_HANDLES: return plugin.planHandles.map { UnsafeRawPointer($0) }
     default: return nil
     }
 }
