@@ -21,12 +21,21 @@ extension HostInterface {
 
 /// The layouts `motion_plans_v1.layout` made: lists of field names, by index, for the life of the process.
 ///
-/// Thread rule: ``make(_:)`` from any thread (under a lock); ``names(_:)`` from any thread without one: a layout's
-/// names are written once, before the count that makes them visible is published (release), and read only below
+/// Thread rule: ``make(_:)`` from any thread (under a lock); ``layout(_:)`` from any thread without one: a
+/// layout is written once, before the count that makes them visible is published (release), and read only below
 /// a count loaded with acquire.
 enum PlanLayouts {
+    /// One layout: its names, and each name's UTF-8 bytes (allocated once, kept for the life of the process, as
+    /// the layout is) for ``hostPlanRead``'s byte comparisons.
+    struct Layout {
+        let names: [String]
+        let bytes: [UnsafeBufferPointer<UInt8>]
+        /// Whether name i is "type" (the plan's type, not a field).
+        let isType: [Bool]
+    }
+
     private static let capacity = Int(MOTION_PLAN_LAYOUT_MAX_COUNT)
-    nonisolated(unsafe) private static let storage = UnsafeMutablePointer<[String]>.allocate(capacity: capacity)
+    nonisolated(unsafe) private static let storage = UnsafeMutablePointer<Layout>.allocate(capacity: capacity)
     private static let count = Atomic<Int>(0)
     // NSLock, not Mutex: Thread Sanitizer cannot see Mutex (Documentation/PITFALLS.md).
     private static let lock = NSLock()
@@ -37,14 +46,19 @@ enum PlanLayouts {
         defer { lock.unlock() }
         let index = count.load(ordering: .relaxed)
         guard index < capacity else { return MOTION_ERR_TOO_LARGE }
-        (storage + index).initialize(to: names)
+        let bytes = names.map { name in
+            let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: name.utf8.count)
+            _ = copy.initialize(from: name.utf8)
+            return UnsafeBufferPointer(copy)
+        }
+        (storage + index).initialize(to: Layout(names: names, bytes: bytes, isType: names.map { $0 == "type" }))
         count.store(index + 1, ordering: .releasing)
         return motion_plan_layout(index)
     }
 
-    /// The names of `layout`, or `nil` for a layout never made.
+    /// The layout `layout`, or `nil` for one never made.
     @inline(__always)
-    static func names(_ layout: motion_plan_layout) -> UnsafePointer<[String]>? {
+    static func layout(_ layout: motion_plan_layout) -> UnsafePointer<Layout>? {
         guard layout >= 0, Int(layout) < count.load(ordering: .acquiring) else { return nil }
         return UnsafePointer(storage + Int(layout))
     }
@@ -125,19 +139,24 @@ private let hostPlanLayout: @convention(c) (UnsafePointer<UnsafePointer<CChar>?>
 /// `motion_plans_v1.read`: the fields of the plan in flight on this thread behind `plan`, by the layout's names.
 private let hostPlanRead: @convention(c) (OpaquePointer?, motion_plan_layout, UnsafeMutablePointer<motion_plan_field>?, Int) -> motion_status = {
     plan, layout, out, count in
-    guard let plan, let out, count > 0, let layoutNames = PlanLayouts.names(layout), count <= layoutNames.pointee.count,
+    guard let plan, let out, count > 0, let layout = PlanLayouts.layout(layout), count <= layout.pointee.names.count,
         let stack = PlansInFlight.existingStack, let index = PlansInFlight.entry(handle: plan, in: stack)
     else { return MOTION_ERR_INVALID_ARGUMENT }
-    // One pass over the plan's few fields, each matched against the layout's names (small strings compare
-    // in a few instructions; hashing every name cost more than the rest of the read).
-    let names = layoutNames.pointee
+    // One pass over the plan's few fields, each matched against the layout's names byte for byte (as a C
+    // reader would; comparing two unequal Strings takes Swift's slow, Unicode-aware path, and hashing every
+    // name cost more than the rest of the read).
+    let names = layout.pointee.bytes
     let texts = stack.texts
     for i in 0..<count {
-        out[i] = names[i] == "type" ? planField(.string(stack.entries[index].type), texts: texts) : motion_plan_field()
+        out[i] = layout.pointee.isType[i] ? planField(.string(stack.entries[index].type), texts: texts) : motion_plan_field()
     }
     for (key, value) in stack.entries[index].fields {
-        for i in 0..<count where names[i] == key {
-            out[i] = planField(value, texts: texts)
+        var key = key
+        key.withUTF8 { key in
+            for i in 0..<count
+            where names[i].count == key.count && (key.count == 0 || memcmp(names[i].baseAddress!, key.baseAddress!, key.count) == 0) {
+                out[i] = planField(value, texts: texts)
+            }
         }
     }
     return MOTION_OK

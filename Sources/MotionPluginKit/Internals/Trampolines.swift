@@ -107,9 +107,12 @@ extension PerformerBox {
                 guard readFields(handle, resolved, fields.baseAddress, count) == MOTION_OK,
                     let type = PlanFields.string(fields[0]), let planType = plans.readers[type]
                 else { return nil }
-                let values = PlanFields(fields: UnsafeBufferPointer(fields), names: layout.names)
+                var cursor = 1  // after "type"
                 do {
-                    return .success(try planType.init(fields: values))
+                    return .success(
+                        try withUnsafeMutablePointer(to: &cursor) {
+                            try planType.init(fields: PlanFields(fields: UnsafeBufferPointer(fields), names: layout.names, cursor: $0))
+                        })
                 } catch is PlanFieldsFallback {
                     return nil
                 } catch {

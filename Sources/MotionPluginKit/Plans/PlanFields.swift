@@ -47,15 +47,29 @@ public protocol PlanFieldReading: PluginPlan {
 public struct PlanFields {
     private let fields: UnsafeBufferPointer<motion_plan_field>
     private let names: [String]
+    /// Where the next field is expected: readers read in `fieldNames` order, which is the layout's order for a
+    /// class of one plan type, so most lookups are one compare of two equal strings (the fast one).
+    private let cursor: UnsafeMutablePointer<Int>
 
-    init(fields: UnsafeBufferPointer<motion_plan_field>, names: [String]) {
+    init(fields: UnsafeBufferPointer<motion_plan_field>, names: [String], cursor: UnsafeMutablePointer<Int>) {
         self.fields = fields
         self.names = names
+        self.cursor = cursor
     }
 
-    /// The field `name`, or an absent one (a linear scan: a performer class has a handful of fields).
+    /// The field `name`, or an absent one: the expected one, else a linear scan (a class has a handful of
+    /// fields) that compares lengths before contents.
     private func field(_ name: String) -> motion_plan_field {
-        for i in names.indices where names[i] == name { return fields[i] }
+        let next = cursor.pointee
+        if next < names.count, names[next] == name {
+            cursor.pointee = next + 1
+            return fields[next]
+        }
+        let length = name.utf8.count
+        for i in names.indices where names[i].utf8.count == length && names[i] == name {
+            cursor.pointee = i + 1
+            return fields[i]
+        }
         return motion_plan_field()
     }
 

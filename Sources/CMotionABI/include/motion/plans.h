@@ -86,7 +86,8 @@ typedef struct motion_plans_v1 {
     /**
      * [thread-safe] Resolves field names once, for read: returns a layout (>= 0) that stands for them in this
      * order. names: `count` NUL-terminated UTF-8 names, caller-owned, read during the call (the host copies
-     * them); a name is a top-level member of the plan, and "type" stands for the plan's type (a STRING).
+     * them); a name is a top-level member of the plan, matched byte for byte, and "type" stands for the plan's
+     * type (a STRING).
      * Resolving the same names again may give another layout; both work.
      * Returns, as a negative layout: MOTION_ERR_INVALID_ARGUMENT (names NULL, a name NULL or empty, count 0 or
      * over MOTION_PLAN_LAYOUT_MAX_FIELDS), MOTION_ERR_TOO_LARGE (MOTION_PLAN_LAYOUT_MAX_COUNT layouts made).
