@@ -138,7 +138,7 @@ print(scales.render())
 print()
 
 let host = try PluginBenchmarks.makeHost()
-var plans = Table(header: ["plans committed to a plugin (validated, JSON across)", "plans/s"])
+var plans = Table(header: ["plans committed to a plugin (validated against the manifest)", "plans/s"])
 plans.add([
     "Tween → TweenKit (Swift SDK, fields read by the host)",
     format(

@@ -77,6 +77,26 @@ import Testing
         #expect(buffer.prefix(length).map { UInt8(bitPattern: $0) } == expected && buffer[length] == 0)
     }
 
+    @Test func theJSONBufferStandsForThePlanInThePlanFieldFunctionsUntilTheCallReturns() throws {
+        let host = HostInterface.table.pointee
+        var buffer = [CChar](repeating: 0, count: 1024)
+        var length = 0
+        var duration = 0.0
+        let (inCall, afterBlanking) = PlansInFlight.withHandle(plan) { handle in
+            #expect(plans.json(handle, &buffer, buffer.count, &length) == MOTION_OK)
+            let inCall = host.plan_number(buffer, length, "duration", &duration)
+            // Answered from the fields the host holds, not by parsing the buffer: blank JSON answers the same.
+            for i in 0..<length { buffer[i] = 0x20 }
+            var again = 0.0
+            let status = host.plan_number(buffer, length, "duration", &again)
+            return (inCall, status == MOTION_OK && again == 0.5)
+        }
+        #expect(inCall == MOTION_OK && duration == 0.5)
+        #expect(afterBlanking)
+        // Once the call has returned, the buffer is only text again (blank: not a JSON object).
+        #expect(host.plan_number(buffer, length, "duration", &duration) == MOTION_ERR_INVALID_PLAN)
+    }
+
     @Test func aHandleOutsideItsCallOnAnotherThreadOrOfAnotherKindIsRefused() throws {
         let layout = layout(["type"])
         var field = motion_plan_field()

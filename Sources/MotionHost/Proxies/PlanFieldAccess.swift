@@ -65,13 +65,24 @@ enum PlansInFlight {
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1) { byte in
             let handle = byte.baseAddress!
             let mark = stack.texts.mark
+            let depth = stack.entries.count
             stack.entries.append(Entry(start: UInt(bitPattern: handle), length: 0, type: plan.type, fields: plan.fields, plan: plan))
             defer {
-                stack.entries.removeLast()
+                // With the JSON buffers motion_plans_v1.json filled for it meanwhile (``registerJSON(_:of:)``).
+                stack.entries.removeSubrange(depth...)
                 stack.texts.reset(to: mark)
             }
             return body(OpaquePointer(handle))
         }
+    }
+
+    /// Registers the buffer `motion_plans_v1.json` filled with the JSON of the plan in entry `index` as that plan
+    /// in flight, until the handle's call returns: the plan-field functions (`plan_number` …) then answer for it
+    /// from the fields the host holds, as for add_plan's JSON.
+    static func registerJSON(_ bytes: UnsafeBufferPointer<CChar>, of index: Int, in stack: ThreadStack) {
+        guard let start = bytes.baseAddress, bytes.count > 0 else { return }
+        let entry = stack.entries[index]
+        stack.entries.append(Entry(start: UInt(bitPattern: start), length: bytes.count, type: entry.type, fields: entry.fields, plan: entry.plan))
     }
 
     /// The entry of the plan handed over by `handle` on this thread right now, innermost first, or `nil`.

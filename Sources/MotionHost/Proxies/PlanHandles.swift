@@ -212,5 +212,7 @@ private let hostPlanJSON: @convention(c) (OpaquePointer?, UnsafeMutablePointer<C
     } catch {
         return MOTION_ERR_INTERNAL
     }
-    return bytes.withUnsafeBufferPointer { copy($0, to: buffer, capacity: capacity, lengthOut: lengthOut) }
+    let status = bytes.withUnsafeBufferPointer { copy($0, to: buffer, capacity: capacity, lengthOut: lengthOut) }
+    if status == MOTION_OK, let buffer { PlansInFlight.registerJSON(UnsafeBufferPointer(start: buffer, count: bytes.count), of: index, in: stack) }
+    return status
 }

@@ -121,7 +121,11 @@ extension PerformerBox {
             }
             if let outcome { return try outcome.get() }
         }
-        return try withPlanJSON(handle, host) { try plans.decodePlan($0) }
+        // The JSON the host wrote stands for the plan in its plan-field functions, as add_plan's does: decoded
+        // as add_plan decodes it (fields read through the host, JSON parsed only to explain a bad field).
+        return try withPlanJSON(handle, host) { bytes in
+            try bytes.withMemoryRebound(to: CChar.self) { try decodePlan($0.baseAddress!, $0.count) }
+        }
     }
 
     /// Runs `body` with the JSON of the plan behind `handle` (`motion_plans_v1.json`): on the stack up to 1 KiB.

@@ -113,6 +113,9 @@ typedef struct motion_plans_v1 {
      * Returns MOTION_OK; MOTION_ERR_BUFFER_TOO_SMALL when *length_out + 1 > capacity (nothing useful is
      * copied: call again with a larger buffer); MOTION_ERR_INVALID_ARGUMENT for a plan not in flight (as read)
      * or buffer NULL with capacity > 0.
+     * After MOTION_OK the filled buffer stands for the plan in motion_host_v1's plan-field functions (plan_number
+     * ...) until the add call returns, as add_plan's JSON does: they answer without parsing it (so do not write
+     * other JSON into that buffer meanwhile).
      */
     motion_status (*json)(const motion_plan *plan, char *buffer, size_t capacity, size_t *length_out);
 } motion_plans_v1;
