@@ -19,10 +19,14 @@ final class PlanTable: Sendable {
     let layout: PlanLayout
     /// The plan types that read themselves from those fields, cast once here rather than per plan.
     let readers: [String: any PlanFieldReading.Type]
-    init(types: [String: any PluginPlan.Type]) {
+    /// For a `SinglePlanPerformer` whose plan type reads itself: reading and performing with no existential box
+    /// or cast in between.
+    let typedAdd: TypedAdd?
+    init(types: [String: any PluginPlan.Type], performer: (any PluginPerformer.Type)? = nil) {
         self.types = types
         self.layout = PlanLayout(types: types.keys.sorted().compactMap { types[$0] })
         self.readers = types.compactMapValues { $0 as? any PlanFieldReading.Type }
+        self.typedAdd = (performer as? any SinglePlanPerformer.Type).flatMap { TypedAdd.make($0) }
     }
 
     /// Decodes `{"type": ..., fields}` into the plan type it names.
@@ -92,7 +96,57 @@ final class PerformerBox {
     }
 }
 
+/// A `SinglePlanPerformer`'s plan read from its fields and performed, specialised for the performer and plan
+/// types once per class.
+struct TypedAdd: Sendable {
+    /// The plan type's name.
+    let type: String
+    /// Reads the plan and performs it: `false` when a field cannot be read this way (nothing was performed).
+    let add: @Sendable (any PluginPerformer, PlanFields, String?) throws -> Bool
+
+    static func make<S: SinglePlanPerformer>(_ performer: S.Type) -> TypedAdd? {
+        guard let reader = S.Plan.self as? any PlanFieldReading.Type else { return nil }
+        return make(performer, reader)
+    }
+
+    private static func make<S: SinglePlanPerformer, R: PlanFieldReading>(_: S.Type, _: R.Type) -> TypedAdd? {
+        guard R.self == S.Plan.self else { return nil }
+        return TypedAdd(type: R.type) { performer, fields, name in
+            let plan: R
+            do {
+                plan = try R(fields: fields)
+            } catch is PlanFieldsFallback {
+                return false
+            }
+            // R is S.Plan (checked above): the same value, retyped.
+            let typed = withUnsafePointer(to: plan) { $0.withMemoryRebound(to: S.Plan.self, capacity: 1) { $0.pointee } }
+            try unsafeDowncast(performer, to: S.self).perform(typed, named: name)
+            return true
+        }
+    }
+}
+
 extension PerformerBox {
+    /// Hands the plan behind a handle (motion/plans.h; valid for the call) to the performer, read in one host
+    /// call for a `PlanFieldReading` type, else, or when a field cannot be read that way, from its JSON.
+    func addPlan(handle: OpaquePointer, _ host: UnsafePointer<motion_plans_v1>, named name: String?) throws {
+        if let typedAdd = plans.typedAdd, let layout = plans.layout.resolvedIfPresent(host), let readFields = host.pointee.read {
+            let count = plans.layout.names.count
+            let performed = try withUnsafeTemporaryAllocation(of: motion_plan_field.self, capacity: count) { fields -> Bool in
+                fields.initialize(repeating: motion_plan_field())
+                guard readFields(handle, layout, fields.baseAddress, count) == MOTION_OK, PlanFields.isString(fields[0], typedAdd.type)
+                else { return false }
+                var cursor = 1  // after "type"
+                return try withUnsafeMutablePointer(to: &cursor) {
+                    try typedAdd.add(performer, PlanFields(fields: UnsafeBufferPointer(fields), names: plans.layout.names, cursor: $0), name)
+                }
+            }
+            if performed { return }
+        }
+        let plan = try decodePlan(handle: handle, host)
+        if let name { try performer.add(plan, named: name) } else { try performer.add(plan) }
+    }
+
     /// Decodes the plan behind a handle (motion/plans.h; valid for the call): its fields read in one host call
     /// for a `PlanFieldReading` type, else, or when a field cannot be read that way, from its JSON.
     func decodePlan(handle: OpaquePointer, _ host: UnsafePointer<motion_plans_v1>) throws -> any PluginPlan {
@@ -308,7 +362,7 @@ func sdkAddPlanByHandle(_ performer: OpaquePointer?, _ plan: OpaquePointer?, _ e
         return MOTION_ERR_INTERNAL
     }
     do {
-        try box.performer.add(box.decodePlan(handle: plan, host))
+        try box.addPlan(handle: plan, host, named: nil)
         return MOTION_OK
     } catch let thrown {
         return report(thrown, to: error)
@@ -330,7 +384,7 @@ func sdkAddNamedPlanByHandle(
         return MOTION_ERR_INTERNAL
     }
     do {
-        try box.performer.add(box.decodePlan(handle: plan, host), named: String(cString: name))
+        try box.addPlan(handle: plan, host, named: String(cString: name))
         return MOTION_OK
     } catch let thrown {
         return report(thrown, to: error)

@@ -76,7 +76,10 @@ extension PluginPerformer {
 }
 
 /// A performer of one plan type, which it receives typed: `planTypes`, the cast from `any PluginPlan`
-/// and the named add come with it, so the performer writes one method.
+/// and the named add come with it, so the performer writes one method. Every plan of the class reaches
+/// `perform(_:named:)`; when the plan type is a `PlanFieldReading` and the host hands plans over by handle, the
+/// SDK calls `perform(_:named:)` directly (no `add(_:)` in between), so do not replace `add(_:)` or
+/// `add(_:named:)` in such a performer.
 ///
 /// ```swift
 /// final class PulsePerformer: SinglePlanPerformer {

@@ -148,6 +148,14 @@ public struct PlanFields {
         field.kind == MOTION_PLAN_FIELD_ABSENT || field.kind == MOTION_PLAN_FIELD_NULL
     }
 
+    /// Whether `field` is the string `text`, compared byte for byte with no `String` made.
+    static func isString(_ field: motion_plan_field, _ text: String) -> Bool {
+        guard field.kind == MOTION_PLAN_FIELD_STRING, field.length == text.utf8.count else { return false }
+        guard let bytes = field.text else { return field.length == 0 }
+        var text = text
+        return text.withUTF8 { $0.count == 0 || memcmp(bytes, $0.baseAddress!, $0.count) == 0 }
+    }
+
     static func string(_ field: motion_plan_field) -> String? {
         guard field.kind == MOTION_PLAN_FIELD_STRING else { return nil }
         guard let text = field.text else { return field.length == 0 ? "" : nil }
@@ -183,6 +191,12 @@ final class PlanLayout: Sendable {
             for name in type.fieldNames where !names.contains(name) { names.append(name) }
         }
         self.names = names
+    }
+
+    /// The host's layout of ``names``, or `nil` when the host refused to make one.
+    func resolvedIfPresent(_ plans: UnsafePointer<motion_plans_v1>) -> motion_plan_layout? {
+        let layout = resolved(plans)
+        return layout >= 0 ? layout : nil
     }
 
     /// The host's layout of ``names``, or a negative status.

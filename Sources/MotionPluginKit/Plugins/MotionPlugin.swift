@@ -140,7 +140,7 @@ struct PerformerClass: Sendable {
                 }
                 plans[plan.type] = plan
             }
-            table[name] = PerformerClass(type: performer, plans: PlanTable(types: plans))
+            table[name] = PerformerClass(type: performer, plans: PlanTable(types: plans, performer: performer))
         }
         return table
     }
