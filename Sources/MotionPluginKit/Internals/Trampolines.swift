@@ -356,17 +356,7 @@ func sdkAddPlanByHandle(_ performer: OpaquePointer?, _ plan: OpaquePointer?, _ e
         motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "add_plan needs a performer and a plan.")
         return MOTION_ERR_INVALID_ARGUMENT
     }
-    let box = PerformerBox.from(performer)
-    guard let host = box.context.host.plans else {
-        motion_error_set(error, MOTION_ERR_INTERNAL, "a plan by handle from a host without motion.plans/1.")
-        return MOTION_ERR_INTERNAL
-    }
-    do {
-        try box.addPlan(handle: plan, host, named: nil)
-        return MOTION_OK
-    } catch let thrown {
-        return report(thrown, to: error)
-    }
+    return addByHandle(performer, plan, named: nil, error)
 }
 
 func sdkAddNamedPlanByHandle(
@@ -378,13 +368,20 @@ func sdkAddNamedPlanByHandle(
         motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "add_named_plan needs a performer, a non-empty name and a plan.")
         return MOTION_ERR_INVALID_ARGUMENT
     }
+    return addByHandle(performer, plan, named: String(cString: name), error)
+}
+
+/// The plan behind `plan` handed to the performer (the two by-handle adds, their arguments checked).
+private func addByHandle(_ performer: OpaquePointer, _ plan: OpaquePointer, named name: String?, _ error: UnsafeMutablePointer<motion_error>?)
+    -> motion_status
+{
     let box = PerformerBox.from(performer)
     guard let host = box.context.host.plans else {
         motion_error_set(error, MOTION_ERR_INTERNAL, "a plan by handle from a host without motion.plans/1.")
         return MOTION_ERR_INTERNAL
     }
     do {
-        try box.addPlan(handle: plan, host, named: String(cString: name))
+        try box.addPlan(handle: plan, host, named: name)
         return MOTION_OK
     } catch let thrown {
         return report(thrown, to: error)
