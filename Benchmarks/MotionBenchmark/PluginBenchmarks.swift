@@ -112,7 +112,7 @@ struct PluginBenchmarks {
 
     /// Plans per second committed to existing performers of `registry`, one plan per transaction, plans
     /// cycling over 100 targets (manifest validation, JSON across the boundary, the plugin's parsing).
-    static func plansPerSecond(registry: any PerformerRegistry, plan: (Int) -> Plan, plans: Int = 100_000) throws -> Double {
+    static func plansPerSecond(registry: any PerformerRegistry, plans: Int = 100_000, plan: (Int) -> Plan) throws -> Double {
         let scene = Scene()
         for i in 0..<100 { scene.addTarget(TargetID("t\(i)"), properties: ["x": 0, "level": 0]) }
         let scheduler = Scheduler(scene: scene, registry: registry)

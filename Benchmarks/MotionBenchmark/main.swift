@@ -55,16 +55,16 @@ if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-json
     exit(0)
 }
 
-if (2...4).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "--profile-plans",
-    CommandLine.arguments.count < 4 || CommandLine.arguments[2] == "isolated"
-{
-    let arguments = CommandLine.arguments.dropFirst(2)
-    let host = arguments.first == "isolated" ? try IsolationBenchmarks.makeIsolatedHost() : try PluginBenchmarks.makeHost()
-    let plans = arguments.last.flatMap { Int($0) } ?? 100_000
+// `--profile-plans [isolated] [PLANS]`: PLANS per run (100,000), 1 warm-up + 5 runs; Benchmarks/callgrind-plans.sh
+// passes a small PLANS.
+if (2...4).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "--profile-plans" {
+    let options = CommandLine.arguments.dropFirst(2)
+    let host = options.contains("isolated") ? try IsolationBenchmarks.makeIsolatedHost() : try PluginBenchmarks.makeHost()
+    let count = options.compactMap { Int($0) }.first ?? 100_000
     print(
-        try PluginBenchmarks.plansPerSecond(
-            registry: host, plan: { Plan(type: "Tween", fields: ["property": "x", "to": [.number(Double($0 % 7))], "duration": 0.5]) },
-            plans: plans))
+        try PluginBenchmarks.plansPerSecond(registry: host, plans: count) {
+            Plan(type: "Tween", fields: ["property": "x", "to": [.number(Double($0 % 7))], "duration": 0.5])
+        })
     exit(0)
 }
 
@@ -75,7 +75,8 @@ let usage = """
            motion-benchmark --profile-scale COUNT
                                                  the limit, in-process and plugin ticks at one scale, with memory
            motion-benchmark --profile-plans [isolated] [PLANS]
-                                                 PLANS (100000) Tween plans committed to TweenKit (in its sandbox), 5 times
+                                                 Tween plans committed to TweenKit (in its sandbox), PLANS (100000)
+                                                 per run, for a profiler
            motion-benchmark --profile-json-plans JSON transactions (10 plans each) decoded and committed, for a profiler
            motion-benchmark --measure-load MANIFEST
                                                  one library's trust checks + dlopen + entry + ABI, in ms
@@ -140,7 +141,7 @@ print(scales.render())
 print()
 
 let host = try PluginBenchmarks.makeHost()
-var plans = Table(header: ["plans committed to a plugin (validated, JSON across)", "plans/s"])
+var plans = Table(header: ["plans committed to a plugin (validated against the manifest)", "plans/s"])
 plans.add([
     "Tween → TweenKit (Swift SDK, fields read by the host)",
     format(
