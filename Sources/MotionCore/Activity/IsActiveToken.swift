@@ -36,10 +36,13 @@ public final class IsActiveToken: Sendable, Hashable, CustomStringConvertible {
     public let id: UInt64
     private let isLive = Atomic<Bool>(true)
     private let inbox: SchedulerInbox
+    /// The performer that took the token: the scheduler finds its record by it, with no table of tokens.
+    let owner: PerformerKey
 
-    init(id: UInt64, inbox: SchedulerInbox) {
+    init(id: UInt64, inbox: SchedulerInbox, owner: PerformerKey) {
         self.id = id
         self.inbox = inbox
+        self.owner = owner
     }
 
     /// Whether the token has been terminated.
@@ -52,9 +55,9 @@ public final class IsActiveToken: Sendable, Hashable, CustomStringConvertible {
             throw TokenError(code: .alreadyTerminated, tokenID: id)
         }
         if let scheduler = inbox.schedulerOnItsThread {
-            scheduler.tokenTerminated(id)
+            scheduler.tokenTerminated(id, owner: owner)
         } else {
-            inbox.enqueue(.tokenTerminated(id))
+            inbox.enqueue(.tokenTerminated(id, owner: owner))
         }
     }
 
@@ -70,7 +73,10 @@ public final class IsActiveToken: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Thread rule: ``generate()`` may be called from any thread; the activity change is delivered on the
 /// scheduler's thread.
-public final class IsActiveTokenGenerator: Sendable {
+///
+/// A value (16 bytes: the scheduler's inbox and the performer's key), so that a performer that never takes a
+/// token costs no object; copies generate tokens for the same performer.
+public struct IsActiveTokenGenerator: Sendable {
     private let inbox: SchedulerInbox
     let owner: PerformerKey
 
@@ -82,7 +88,7 @@ public final class IsActiveTokenGenerator: Sendable {
     /// A new outstanding token, or `nil` when the scheduler is gone (R34).
     public func generate() -> IsActiveToken? {
         guard let id = inbox.makeTokenID() else { return nil }
-        let token = IsActiveToken(id: id, inbox: inbox)
+        let token = IsActiveToken(id: id, inbox: inbox, owner: owner)
         if let scheduler = inbox.schedulerOnItsThread {
             scheduler.tokenGenerated(token, owner: owner)
         } else if !inbox.enqueue(.tokenGenerated(token, owner: owner)) {
