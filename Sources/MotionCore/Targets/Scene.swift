@@ -108,6 +108,13 @@ public final class Scene {
     /// (a plugin host checks a batch of slot writes against it before applying any).
     public var propertySlotCount: Int { store.slotCount }
 
+    /// The value in a slot of any target of the scene, or `nil` when it has none yet.
+    /// - Parameter slot: A slot of this scene (below ``propertySlotCount``); another traps.
+    public func value(at slot: PropertySlot) -> PropertyValue? {
+        precondition(UInt32(bitPattern: slot.rawValue) < UInt32(truncatingIfNeeded: store.slotCount), "\(slot) is not a slot of this scene")
+        return store.value(slot.rawValue)
+    }
+
     /// Sets the one-component value of a slot of any target of the scene (a plugin host applying a batch
     /// it has checked); a value different from the current one is recorded as a change.
     /// - Parameters:
@@ -186,20 +193,11 @@ public final class Target {
     }
 
     /// Sets a property's value; a value different from the current one is recorded as a change.
+    ///
+    /// Finds the slot through the target's few slots each time (no cache per target: a target is 56 bytes,
+    /// kept small for scenes of a million); a performer that writes every frame resolves ``slot(for:)`` once.
     public func setValue(_ value: PropertyValue, for property: PropertyID) {
-        store.set(cachedSlot(property, capacity: value.count), value)
-    }
-
-    // The last property written by id and its slot: a performer (or a plugin through set_property) that
-    // writes one property of its target every frame finds the slot with no lookup.
-    @exclusivity(unchecked) private var lastProperty: Int32 = -1
-    @exclusivity(unchecked) private var lastSlot: Int32 = 0
-
-    private func cachedSlot(_ property: PropertyID, capacity: Int) -> Int32 {
-        if property.rawValue == lastProperty { return lastSlot }
-        let slot = store.slot(target: index, property: property.rawValue, capacity: capacity)
-        (lastProperty, lastSlot) = (property.rawValue, slot)
-        return slot
+        store.set(store.slot(target: index, property: property.rawValue, capacity: value.count), value)
     }
 
     /// Sets a property's value by name; see ``setValue(_:for:)``.
