@@ -27,7 +27,7 @@ public final class Scheduler {
     let inbox = SchedulerInbox()
     private var classCache: [String: PerformerClass] = [:]
     /// Every performer's record, in creation order, a value each in one dense array indexed by
-    /// ``PerformerKey/index`` (no object, dictionary entry or table of tokens per performer: about 80 bytes
+    /// ``PerformerKey/index`` (no object, dictionary entry or table of tokens per performer: 64 bytes
     /// each). A record replaced by ``recreatePerformers(of:)`` is overwritten in place (R43). Per-frame reads
     /// (a token count) go through the array each time, never through a pointer held across a performer call,
     /// which may add records.
@@ -43,6 +43,8 @@ public final class Scheduler {
     private var extraTokens: [UInt64: IsActiveToken] = [:]
     /// Each performer's plans, by record index, kept only when ``recordsPlansForRecreation`` is set (R43).
     private var planLogs: [Int32: PlanLog] = [:]
+    /// The boxes of frame-updated performers that are not batched, by record index (``FrameSlot/handle``).
+    private var updaterBoxes: [Int32: FrameUpdaterBox] = [:]
     /// The frame batches of batched performers, each once; a frame slot names its batch by index here.
     private var frameBatches: [any FrameBatch] = []
     private var frameBatchIndices: [ObjectIdentifier: Int32] = [:]
@@ -487,12 +489,12 @@ public final class Scheduler {
                 frameBatches.append(batch)
                 frameBatchIndices[id] = batchIndex
             }
-            record.frameSlot = FrameSlot(performer: key.index, batch: batchIndex, handle: batched.frameBatchMember)
+            precondition(batchIndex <= Int16.max, "a scheduler updates at most 32,768 frame batches")
+            (record.frameBatch, record.frameHandle) = (Int16(batchIndex), batched.frameBatchMember)
         } else if let updater = performer as? any FrameUpdating {
             let box = FrameUpdaterBox(updater)
-            record.updaterBox = box
-            record.frameSlot = FrameSlot(
-                performer: key.index, batch: -1, handle: OpaquePointer(Unmanaged.passUnretained(box).toOpaque()))
+            updaterBoxes[key.index] = box
+            (record.frameBatch, record.frameHandle) = (-1, OpaquePointer(Unmanaged.passUnretained(box).toOpaque()))
         }
         install(&record)
         // R11: the emitter and token generator are handed over once, before the first plan.
@@ -619,7 +621,7 @@ public final class Scheduler {
         // not have) and the names they held, while `retired` still keeps them alive.
         let replaced = Set(made.map { Int32($0.0) })
         frameUpdaters.removeAll { slot in
-            replaced.contains(slot.performer) && records[Int(slot.performer)].frameSlot?.handle != slot.handle
+            replaced.contains(slot.performer) && records[Int(slot.performer)].frameHandle != slot.handle
         }
         namedPlans = namedPlans.filter { !replaced.contains($0.value) }
         withExtendedLifetime(retired) {}
@@ -698,9 +700,9 @@ public final class Scheduler {
         }
         records[index].tokenCount += 1
         trace(.tokenGenerated(id: token.id, performer: records[index].description))
-        if records[index].tokenCount == 1, !records[index].isInUpdateList, let slot = records[index].frameSlot {
+        if records[index].tokenCount == 1, !records[index].isInUpdateList, let handle = records[index].frameHandle {
             records[index].isInUpdateList = true
-            frameUpdaters.append(slot)
+            frameUpdaters.append(FrameSlot(performer: Int32(index), batch: Int32(records[index].frameBatch), handle: handle))
         }
         activeTokenCount += 1
         if activeTokenCount == 1 { activityChanged(true) }
@@ -857,7 +859,7 @@ private final class FrameUpdaterBox {
     init(_ updater: any FrameUpdating) { self.updater = updater }
 }
 
-/// One performer, a value in the scheduler's dense ``Scheduler/records`` (about 80 bytes): what is kept for
+/// One performer, a value in the scheduler's dense ``Scheduler/records`` (64 bytes): what is kept for
 /// every performer, with no dictionary entry or object of its own. Plan logs (R43), names (R13) and
 /// tokens past the first live in side tables only when used.
 private struct PerformerRecord {
@@ -871,14 +873,15 @@ private struct PerformerRecord {
     /// The next performer of the same target, or -1.
     var nextOnTarget: Int32 = -1
     var tokenCount: Int32 = 0
+    // The two flags share a word with `frameBatch` (declared between them and `token`): 64 bytes in all.
     var isInUpdateList = false
     let performsNamedPlans: Bool
+    /// The performer's ``FrameSlot/batch`` (-1: updated alone) when it is frame-updated.
+    var frameBatch: Int16 = -1
     /// The performer's first outstanding token (most hold one at most); others are in ``Scheduler/extraTokens``.
     var token: IsActiveToken?
-    /// Where the performer sits in the frame list when it holds a token; `nil` when not frame-updated.
-    var frameSlot: FrameSlot?
-    /// The box a performer updated alone is called through (``FrameSlot/handle``).
-    var updaterBox: FrameUpdaterBox?
+    /// The performer's ``FrameSlot/handle`` when it is frame-updated, else `nil`.
+    var frameHandle: OpaquePointer?
 
     init(performer: any Performer, performerClass: PerformerClass, target: Target, incarnation: UInt32) {
         self.performer = performer
