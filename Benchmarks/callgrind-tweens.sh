@@ -6,6 +6,7 @@
 # `valgrind --tool=callgrind`, collecting only inside the frame function, and divides by frames × COUNT.
 #
 #   Benchmarks/callgrind-tweens.sh [COUNT]     (default 10000; from the repository root, after swift build -c release)
+#   SIDES="limit in-process" Benchmarks/callgrind-tweens.sh     (only those sides)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count="${1:-10000}"
@@ -16,7 +17,7 @@ frames=1321
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 printf '%-12s %s\n' side "instructions per tween per frame ($count tweens, $frames frames)"
-for side in limit in-process plugin; do
+for side in ${SIDES:-limit in-process plugin}; do
     case "$side" in
         limit) collect='ctweenlimit_frame' ;;
         *) collect='$s10MotionCore9SchedulerC12advanceFrame2to*' ;;

@@ -104,11 +104,7 @@ struct PluginBenchmarks {
     }
 
     /// The in-process `Tween` performer as a registry.
-    static func inProcessTweens() -> InProcessRegistry {
-        let registry = InProcessRegistry()
-        registry.register(planTypes: ["Tween"], className: "TweenPerformer") { InProcessTweenPerformer(target: $0.target) }
-        return registry
-    }
+    static func inProcessTweens() -> InProcessRegistry { InProcessTweenBatch.registry() }
 
     /// Plans per second committed to existing performers of `registry`, one plan per transaction, plans
     /// cycling over 100 targets (manifest validation, JSON across the boundary, the plugin's parsing).
@@ -202,6 +198,39 @@ struct PluginBenchmarks {
         return zip(["limit", "in-process", "plugin"], costs.medians.indices).map { name, i in
             "\(name) \(costs.medians[i]) \(costs.ratios[i]) \(bytes[i])"
         }.joined(separator: "\n")
+    }
+
+    /// `--profile-memory COUNT` in this process: heap bytes per running in-process Tween, all in, and what part of
+    /// them the scene (its targets, with `x`), the committed plans (scheduler and performers) and the first frame
+    /// (the Tweens' start) take; then the resident bytes per Tween of the whole set-up.
+    static func profileMemory(count: Int) throws -> String {
+        let (heap, resident) = (LimitBenchmarks.heapBytes(), LimitBenchmarks.residentBytes())
+        let scene = Scene()
+        for i in 0..<count { scene.addTarget(TargetID("card\(i)"), properties: ["x": 0]) }
+        let afterScene = LimitBenchmarks.heapBytes()
+        let scheduler = Scheduler(scene: scene, registry: inProcessTweens())
+        for chunk in stride(from: 0, to: count, by: 1000) {
+            var transaction = Transaction()
+            for i in chunk..<min(chunk + 1000, count) {
+                let plan = Plan(type: "Tween", fields: ["property": "x", "from": [0], "to": [1000], "duration": 3000, "timing": "easeInOut"])
+                transaction.add(plan, to: TargetID("card\(i)"))
+            }
+            try scheduler.commit(transaction)
+        }
+        let afterCommit = LimitBenchmarks.heapBytes()
+        scheduler.advanceFrame(to: 0)
+        scene.drainChanges { _, _, _ in }
+        let afterFrame = LimitBenchmarks.heapBytes()
+        let residentAfter = LimitBenchmarks.residentBytes()
+        guard scheduler.frameUpdatedPerformerCount == count else {
+            throw BenchmarkError("\(scheduler.frameUpdatedPerformerCount) of \(count) tweens run")
+        }
+        func perTween(_ bytes: Int) -> String { format(Double(bytes) / Double(count), 1) }
+        return """
+            heap bytes per running Tween, \(count.formatted()) Tweens: \(perTween(afterFrame - heap)) (scene \(perTween(afterScene - heap)), \
+            scheduler and performers \(perTween(afterCommit - afterScene)), first frame \(perTween(afterFrame - afterCommit))); \
+            resident \(perTween(residentAfter - resident))
+            """
     }
 
     /// Runs this benchmark again with `arguments` and returns what it printed, trimmed.

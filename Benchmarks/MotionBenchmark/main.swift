@@ -18,6 +18,11 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--profile-scal
     exit(0)
 }
 
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--profile-memory", let count = Int(CommandLine.arguments[2]) {
+    print(try PluginBenchmarks.profileMemory(count: count))
+    exit(0)
+}
+
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--profile-tweens" {
     let arguments = CommandLine.arguments
     let count = arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000
@@ -65,6 +70,8 @@ let usage = """
     usage: motion-benchmark                      the whole table (run from the repository root, release build)
            motion-benchmark --profile-tweens [COUNT] [in-process|plugin|isolated|limit|both|alternating]
                                                  the frame tick of COUNT (10000) running Tweens, for a profiler
+           motion-benchmark --profile-memory COUNT
+                                                 heap bytes per running in-process Tween, and where they are
            motion-benchmark --profile-scale COUNT
                                                  the limit, in-process and plugin ticks at one scale, with memory
            motion-benchmark --profile-plans [isolated]
