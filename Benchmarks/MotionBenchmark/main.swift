@@ -52,6 +52,16 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--profile-twee
     exit(0)
 }
 
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-typed-plans" {
+    print(try RuntimeBenchmarks.typedPlansPerSecond())
+    exit(0)
+}
+
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-frame-updated" {
+    print(try RuntimeBenchmarks.frameCost())
+    exit(0)
+}
+
 if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-json-plans" {
     print(try RuntimeBenchmarks.jsonPlansPerSecond())
     exit(0)
@@ -76,6 +86,10 @@ let usage = """
                                                  the limit, in-process and plugin ticks at one scale, with memory
            motion-benchmark --profile-plans [isolated]
                                                  Tween plans committed to TweenKit (in its sandbox), for a profiler
+           motion-benchmark --profile-typed-plans
+                                                 typed Swift plans committed, one per transaction, for a profiler
+           motion-benchmark --profile-frame-updated
+                                                 the frame tick of 10,000 plain frame-updated performers, for a profiler
            motion-benchmark --profile-json-plans JSON transactions (10 plans each) decoded and committed, for a profiler
            motion-benchmark --measure-load MANIFEST
                                                  one library's trust checks + dlopen + entry + ABI, in ms

@@ -92,10 +92,12 @@ final class PropertyStore {
     @usableFromInline @exclusivity(unchecked) var changes: UnsafeMutablePointer<Int32>
     private var spareChanges: UnsafeMutablePointer<Int32>
     @usableFromInline @exclusivity(unchecked) var changeCount = 0
+    // Walked by every write by property id (``Target/setValue(_:for:)``): no dynamic exclusivity check (one
+    // cost more than the walk), as for the per-frame fields above.
     /// Invariant 4: per target index, its newest slot, or -1.
-    private var firstSlotOfTarget: [Int32] = []
+    @exclusivity(unchecked) private var firstSlotOfTarget: [Int32] = []
     /// Invariant 4: per slot, the next (older) slot of its target, or -1.
-    private var nextSlotOfTarget: [Int32] = []
+    @exclusivity(unchecked) private var nextSlotOfTarget: [Int32] = []
 
     init() {
         records = .allocate(capacity: 0)
