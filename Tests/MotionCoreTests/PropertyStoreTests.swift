@@ -52,6 +52,23 @@ struct PropertyStoreTests {
         #expect(targets[2][properties[2]] == PropertyValue(22))
     }
 
+    @Test("thousands of targets are each found by name, in the order added, and a name added again returns its target")
+    func manyTargetsAreFoundByName() {
+        // The scene's name table grows from 16 buckets by rehashing: every name must survive each growth.
+        let scene = Scene()
+        let names = (0..<5000).map { TargetID("target \($0)") }
+        for (i, name) in names.enumerated() { scene.addTarget(name, properties: ["x": PropertyValue(Double(i))]) }
+        #expect(scene.targets.map(\.id) == names)
+        #expect(names.indices.allSatisfy { scene.target(names[$0])?["x"] == PropertyValue(Double($0)) })
+        #expect(scene.target("target 5000") == nil)
+        #expect(scene.target("Target 1") == nil)
+        #expect(scene.target("") == nil)
+        let again = scene.addTarget("target 42", properties: ["y": 1])
+        #expect(again === scene.target("target 42"))
+        #expect(scene.targets.count == 5000)
+        #expect(again["x"] == 42 && again["y"] == 1)
+    }
+
     @Test("a slot made before the target has a value reads nil until written, and the target reports no property")
     func slotWithoutValue() {
         let scene = Scene()
