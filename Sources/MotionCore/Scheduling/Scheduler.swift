@@ -496,6 +496,10 @@ public final class Scheduler {
             updaterBoxes[key.index] = box
             (record.frameBatch, record.frameHandle) = (-1, OpaquePointer(Unmanaged.passUnretained(box).toOpaque()))
         }
+        if record.frameBatch >= 0 || record.frameHandle == nil, !updaterBoxes.isEmpty {
+            // A performer replaced (R43) by one that is batched or not frame-updated leaves no box behind.
+            updaterBoxes[key.index] = nil
+        }
         install(&record)
         // R11: the emitter and token generator are handed over once, before the first plan.
         if let composable = performer as? any ComposablePerforming { composable.setEmitter(emitter) }
