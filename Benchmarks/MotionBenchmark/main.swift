@@ -18,6 +18,11 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--profile-scal
     exit(0)
 }
 
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--profile-memory", let count = Int(CommandLine.arguments[2]) {
+    print(try PluginBenchmarks.profileMemory(count: count))
+    exit(0)
+}
+
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--profile-tweens" {
     let arguments = CommandLine.arguments
     let count = arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000
@@ -50,6 +55,16 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--profile-twee
     exit(0)
 }
 
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-typed-plans" {
+    print(try RuntimeBenchmarks.typedPlansPerSecond())
+    exit(0)
+}
+
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-frame-updated" {
+    print(try RuntimeBenchmarks.frameCost())
+    exit(0)
+}
+
 if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-json-plans" {
     print(try RuntimeBenchmarks.jsonPlansPerSecond())
     exit(0)
@@ -72,11 +87,17 @@ let usage = """
     usage: motion-benchmark                      the whole table (run from the repository root, release build)
            motion-benchmark --profile-tweens [COUNT] [in-process|plugin|isolated|limit|both|alternating]
                                                  the frame tick of COUNT (10000) running Tweens, for a profiler
+           motion-benchmark --profile-memory COUNT
+                                                 heap bytes per running in-process Tween, and where they are
            motion-benchmark --profile-scale COUNT
                                                  the limit, in-process and plugin ticks at one scale, with memory
            motion-benchmark --profile-plans [isolated] [PLANS]
                                                  Tween plans committed to TweenKit (in its sandbox), PLANS (100000)
                                                  per run, for a profiler
+           motion-benchmark --profile-typed-plans
+                                                 typed Swift plans committed, one per transaction, for a profiler
+           motion-benchmark --profile-frame-updated
+                                                 the frame tick of 10,000 plain frame-updated performers, for a profiler
            motion-benchmark --profile-json-plans JSON transactions (10 plans each) decoded and committed, for a profiler
            motion-benchmark --measure-load MANIFEST
                                                  one library's trust checks + dlopen + entry + ABI, in ms
