@@ -10,6 +10,7 @@
 #
 #   Benchmarks/callgrind-tweens.sh [COUNT [SIDE...]]   (default 10000, every side; from the repository root, after
 #                                                       swift build -c release; SIDE: limit in-process plugin isolated)
+#   BINARY=path/to/motion-benchmark Benchmarks/callgrind-tweens.sh ...   counts another build (an older commit's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count="${1:-10000}"

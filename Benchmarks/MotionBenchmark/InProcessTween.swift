@@ -3,22 +3,37 @@ import MotionCore
 
 /// The `Tween` performer of TweenKit (Plugins/TweenKit/TweenPerformer.swift) as a MotionCore performer
 /// compiled into the host: the same frame arithmetic (MotionAnimation's `TweenAnimations`, which TweenKit's
-/// performer uses too), fields, timing curves and token handling, so the benchmark compares the plugin
-/// boundary and nothing else. Only reading the plan, the property and the token is written here: each
-/// tween's key is its property's slot, resolved when the plan arrives.
-final class InProcessTweenPerformer: FrameUpdating {
+/// performer uses too), fields, timing curves and token handling. Only reading the plan, the property and the
+/// token is written here.
+///
+/// Laid out for the frame loop: the performers of one scene are members of one ``InProcessTweenBatch``, which
+/// keeps every member's tweens as values in one flat `TweenAnimations` (each tween's key is its member's
+/// number and its property's slot, resolved when the plan arrives). A frame advances them in one pass over
+/// that buffer; a performer object holds only its count of running tweens and its token (about 48 bytes), and
+/// is not read by a frame. The tweens run in the order they were added, where TweenKit runs each performer's
+/// in turn: the same order whenever each performer has one tween at a time (as in every benchmark here).
+final class InProcessTweenPerformer: BatchedFrameUpdating {
     private let target: Target
-    private let scene: Scene
-    private let animations = TweenAnimations()
+    private unowned(unsafe) let batch: InProcessTweenBatch
+    /// The performer's number in its batch (the high half of its tweens' keys).
+    private let member: Int32
+    private var runningCount: Int32 = 0
     private var generator: IsActiveTokenGenerator?
     private var token: IsActiveToken?
 
-    init(target: Target) {
+    init(target: Target, batch: InProcessTweenBatch) {
         self.target = target
-        self.scene = target.scene
+        self.batch = batch
+        member = batch.join()
     }
 
+    var frameBatch: (any FrameBatch)? { batch }
+    var frameBatchMember: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
+
     func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { self.generator = generator }
+
+    /// Advances the batch's frame (once per frame, whichever member is asked first).
+    func update(frame: Frame) { batch.update(UnsafeBufferPointer(start: nil, count: 0), frame: frame) }
 
     func addPlan(_ plan: Plan) throws {
         guard let property = plan["property"]?.string, let to = plan["to"]?.array?.compactMap(\.number), (1...4).contains(to.count)
@@ -29,32 +44,83 @@ final class InProcessTweenPerformer: FrameUpdating {
         guard from == nil || from?.count == to.count else { throw BenchmarkError("Tween's \"from\" must match \"to\"") }
         let curve = try TimingCurve(named: plan["timing"]?.string ?? "easeInOut")
         let slot = target.slot(for: target.scene.propertyID(property))
-        animations.add(
-            key: Int64(slot.rawValue), curve: curve, from: from, to: to, duration: plan["duration"]?.number ?? 0.3,
-            delay: plan["delay"]?.number ?? 0)
+        let key = Int64(member) << 32 | Int64(slot.rawValue)
+        // One tween per property: a new plan replaces a running one (found by a scan, only when this performer
+        // runs any).
+        let replaces = runningCount > 0 && batch.animations.componentCount(key: key) != nil
+        batch.animations.add(
+            key: key, curve: curve, from: from, to: to, duration: plan["duration"]?.number ?? 0.3, delay: plan["delay"]?.number ?? 0,
+            replacingExisting: replaces)
+        if !replaces { runningCount += 1 }
         if token == nil { token = generator?.generate() }
     }
 
-    func update(frame: Frame) {
-        let (target, scene) = (self.target, self.scene)
-        animations.advance(to: frame.time) { key in
-            target.value(at: PropertySlot(rawValue: Int32(truncatingIfNeeded: key)))?.components
-        } write: { key, value in
-            if value.count == 1 {
-                // Through the scene (shared by every performer, so in cache), not the target: one object fewer
-                // read per performer per frame. The slot came from this performer's target.
-                scene.setScalar(value.c0, at: PropertySlot(rawValue: Int32(truncatingIfNeeded: key)))
-            } else {
-                var vector = PropertyValue(value.c0)
-                for i in 1..<value.count { vector[i] = value[i] }
-                target.setValue(vector, at: PropertySlot(rawValue: Int32(truncatingIfNeeded: key)))
-            }
-            return true
-        }
-        if animations.isEmpty, let held = token {
+    /// One of this performer's tweens finished (called by its batch's frame).
+    fileprivate func tweenFinished() {
+        runningCount -= 1
+        if runningCount == 0, let held = token {
             token = nil
             try? held.terminate()
         }
+    }
+
+    static func member(ofKey key: Int64) -> Int { Int(key >> 32) }
+    static func slot(ofKey key: Int64) -> PropertySlot { PropertySlot(rawValue: Int32(truncatingIfNeeded: key)) }
+}
+
+/// The tweens of every ``InProcessTweenPerformer`` of one scene, and their frame: one pass over one buffer per
+/// frame, whatever runs of members the scheduler hands over (the first call of a frame advances them all; a
+/// member holds a token exactly while it has tweens here, so the scheduler's members are these tweens' owners).
+final class InProcessTweenBatch: FrameBatch {
+    let scene: Scene
+    let animations = TweenAnimations()
+    /// The members by number, unretained: the scheduler keeps its performers for its life, and this batch is
+    /// its performers' (a performer holds it unowned; the registry's factory holds it).
+    private var members: ContiguousArray<Unmanaged<InProcessTweenPerformer>> = []
+    private var lastFrameIndex = -1
+
+    init(scene: Scene) { self.scene = scene }
+
+    /// A number for a new member, registered once it exists (``register(_:)``).
+    fileprivate func join() -> Int32 { Int32(members.count) }
+
+    fileprivate func register(_ performer: InProcessTweenPerformer) { members.append(Unmanaged.passUnretained(performer)) }
+
+    func update(_ members: UnsafeBufferPointer<OpaquePointer>, frame: Frame) {
+        guard frame.index != lastFrameIndex else { return }
+        lastFrameIndex = frame.index
+        let scene = self.scene
+        self.members.withUnsafeBufferPointer { performers in
+            animations.advance(to: frame.time) { key in
+                scene.value(at: InProcessTweenPerformer.slot(ofKey: key))?.components
+            } write: { key, value in
+                let slot = InProcessTweenPerformer.slot(ofKey: key)
+                if value.count == 1 {
+                    scene.setScalar(value.c0, at: slot)
+                } else {
+                    var vector = PropertyValue(value.c0)
+                    for i in 1..<value.count { vector[i] = value[i] }
+                    scene.setValue(vector, at: slot)
+                }
+                return true
+            } finished: { key in
+                performers[InProcessTweenPerformer.member(ofKey: key)]._withUnsafeGuaranteedRef { $0.tweenFinished() }
+            }
+        }
+    }
+
+    /// The in-process `Tween` performer class over one batch per scene (a scheduler's performers share it).
+    static func registry() -> InProcessRegistry {
+        let registry = InProcessRegistry()
+        var batch: InProcessTweenBatch?
+        registry.register(planTypes: ["Tween"], className: "TweenPerformer") { context in
+            let scene = context.target.scene
+            if batch?.scene !== scene { batch = InProcessTweenBatch(scene: scene) }
+            let performer = InProcessTweenPerformer(target: context.target, batch: batch!)
+            batch!.register(performer)
+            return performer
+        }
+        return registry
     }
 }
 

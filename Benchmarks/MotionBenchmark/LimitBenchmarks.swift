@@ -32,6 +32,12 @@ enum LimitBenchmarks {
         deinit { ctweenlimit_destroy(tweens) }
     }
 
+    /// Bytes the process's heap hands out now (`mallinfo2`: `uordblks` + `hblkhd`): unlike the resident set,
+    /// exact to the byte, so a breakdown of small structures adds up.
+    static func heapBytes() -> Int {
+        Int(ctweenlimit_heap_bytes())
+    }
+
     /// This process's resident set size, bytes (`VmRSS` in /proc/self/status).
     static func residentBytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),

@@ -28,21 +28,8 @@ struct PluginBenchmarks {
     /// A scene of `count` targets, each with a `Tween` long enough to run through every measured frame,
     /// performed by `registry`; returns a function that runs `frames` frames.
     static func runningTweens(registry: any PerformerRegistry, count: Int) throws -> (Int) throws -> Void {
-        // Each target declares x: the host refuses a plan naming a property its target lacks.
-        let scene = Scene()
-        for i in 0..<count { scene.addTarget(TargetID("card\(i)"), properties: ["x": 0]) }
-        let scheduler = Scheduler(scene: scene, registry: registry)
-        // In transactions of 1,000 plans: the memory column is what running Tweens hold, not a transaction of a
-        // million plans waiting to be committed.
-        for chunk in stride(from: 0, to: count, by: 1000) {
-            var transaction = Transaction()
-            for i in chunk..<min(chunk + 1000, count) {
-                // "from" 0: every frame moves every target, so every frame records a change per target.
-                let plan = Plan(type: "Tween", fields: ["property": "x", "from": [0], "to": [1000], "duration": 3000, "timing": "easeInOut"])
-                transaction.add(plan, to: TargetID("card\(i)"))
-            }
-            try scheduler.commit(transaction)
-        }
+        let scene = tweenScene(count: count)
+        let scheduler = try committingTweens(to: scene, registry: registry)
         var time = 0.0
         scheduler.advanceFrame(to: time)
         return { frames in
@@ -57,6 +44,31 @@ struct PluginBenchmarks {
                 throw BenchmarkError("\(scheduler.frameUpdatedPerformerCount) of \(count) tweens ran, \(changes) of \(frames * count) changes")
             }
         }
+    }
+
+    /// `count` targets `card0`, `card1`, ..., each with `x` 0 (the host refuses a plan naming a property its
+    /// target lacks).
+    static func tweenScene(count: Int) -> Scene {
+        let scene = Scene()
+        for i in 0..<count { scene.addTarget(TargetID("card\(i)"), properties: ["x": 0]) }
+        return scene
+    }
+
+    /// A scheduler over `scene` with a `Tween` committed to each target, performed by `registry`.
+    static func committingTweens(to scene: Scene, registry: any PerformerRegistry) throws -> Scheduler {
+        let scheduler = Scheduler(scene: scene, registry: registry)
+        // In transactions of 1,000 plans: the memory column is what running Tweens hold, not a transaction of a
+        // million plans waiting to be committed.
+        for chunk in stride(from: 0, to: scene.targets.count, by: 1000) {
+            var transaction = Transaction()
+            for i in chunk..<min(chunk + 1000, scene.targets.count) {
+                // "from" 0: every frame moves every target, so every frame records a change per target.
+                let plan = Plan(type: "Tween", fields: ["property": "x", "from": [0], "to": [1000], "duration": 3000, "timing": "easeInOut"])
+                transaction.add(plan, to: TargetID("card\(i)"))
+            }
+            try scheduler.commit(transaction)
+        }
+        return scheduler
     }
 
     /// Per-frame costs of several registries measured side by side: each one's median, and each one's
@@ -104,15 +116,11 @@ struct PluginBenchmarks {
     }
 
     /// The in-process `Tween` performer as a registry.
-    static func inProcessTweens() -> InProcessRegistry {
-        let registry = InProcessRegistry()
-        registry.register(planTypes: ["Tween"], className: "TweenPerformer") { InProcessTweenPerformer(target: $0.target) }
-        return registry
-    }
+    static func inProcessTweens() -> InProcessRegistry { InProcessTweenBatch.registry() }
 
     /// Plans per second committed to existing performers of `registry`, one plan per transaction, plans
     /// cycling over 100 targets (manifest validation, JSON across the boundary, the plugin's parsing).
-    static func plansPerSecond(registry: any PerformerRegistry, plan: (Int) -> Plan, plans: Int = 100_000) throws -> Double {
+    static func plansPerSecond(registry: any PerformerRegistry, plans: Int = 100_000, plan: (Int) -> Plan) throws -> Double {
         let scene = Scene()
         for i in 0..<100 { scene.addTarget(TargetID("t\(i)"), properties: ["x": 0, "level": 0]) }
         let scheduler = Scheduler(scene: scene, registry: registry)
@@ -202,6 +210,30 @@ struct PluginBenchmarks {
         return zip(["limit", "in-process", "plugin"], costs.medians.indices).map { name, i in
             "\(name) \(costs.medians[i]) \(costs.ratios[i]) \(bytes[i])"
         }.joined(separator: "\n")
+    }
+
+    /// `--profile-memory COUNT` in this process: heap bytes per running in-process Tween, all in, and what part of
+    /// them the scene (its targets, with `x`), the committed plans (scheduler and performers) and the first frame
+    /// (the Tweens' start) take; then the resident bytes per Tween of the whole set-up.
+    static func profileMemory(count: Int) throws -> String {
+        let (heap, resident) = (LimitBenchmarks.heapBytes(), LimitBenchmarks.residentBytes())
+        let scene = tweenScene(count: count)
+        let afterScene = LimitBenchmarks.heapBytes()
+        let scheduler = try committingTweens(to: scene, registry: inProcessTweens())
+        let afterCommit = LimitBenchmarks.heapBytes()
+        scheduler.advanceFrame(to: 0)
+        scene.drainChanges { _, _, _ in }
+        let afterFrame = LimitBenchmarks.heapBytes()
+        let residentAfter = LimitBenchmarks.residentBytes()
+        guard scheduler.frameUpdatedPerformerCount == count else {
+            throw BenchmarkError("\(scheduler.frameUpdatedPerformerCount) of \(count) tweens run")
+        }
+        func perTween(_ bytes: Int) -> String { format(Double(bytes) / Double(count), 1) }
+        return """
+            heap bytes per running Tween, \(count.formatted()) Tweens: \(perTween(afterFrame - heap)) (scene \(perTween(afterScene - heap)), \
+            scheduler and performers \(perTween(afterCommit - afterScene)), first frame \(perTween(afterFrame - afterCommit))); \
+            resident \(perTween(residentAfter - resident))
+            """
     }
 
     /// Runs this benchmark again with `arguments` and returns what it printed, trimmed.

@@ -18,6 +18,11 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--profile-scal
     exit(0)
 }
 
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--profile-memory", let count = Int(CommandLine.arguments[2]) {
+    print(try PluginBenchmarks.profileMemory(count: count))
+    exit(0)
+}
+
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--profile-tweens" {
     let arguments = CommandLine.arguments
     let count = arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000
@@ -50,21 +55,31 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "--profile-twee
     exit(0)
 }
 
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-typed-plans" {
+    print(try RuntimeBenchmarks.typedPlansPerSecond())
+    exit(0)
+}
+
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-frame-updated" {
+    print(try RuntimeBenchmarks.frameCost())
+    exit(0)
+}
+
 if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-json-plans" {
     print(try RuntimeBenchmarks.jsonPlansPerSecond())
     exit(0)
 }
 
-if (2...4).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "--profile-plans",
-    CommandLine.arguments.count < 4 || CommandLine.arguments[2] == "isolated"
-{
-    let arguments = CommandLine.arguments.dropFirst(2)
-    let host = arguments.first == "isolated" ? try IsolationBenchmarks.makeIsolatedHost() : try PluginBenchmarks.makeHost()
-    let plans = arguments.last.flatMap { Int($0) } ?? 100_000
+// `--profile-plans [isolated] [PLANS]`: PLANS per run (100,000), 1 warm-up + 5 runs; Benchmarks/callgrind-plans.sh
+// passes a small PLANS.
+if (2...4).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "--profile-plans" {
+    let options = CommandLine.arguments.dropFirst(2)
+    let host = options.contains("isolated") ? try IsolationBenchmarks.makeIsolatedHost() : try PluginBenchmarks.makeHost()
+    let count = options.compactMap { Int($0) }.first ?? 100_000
     print(
-        try PluginBenchmarks.plansPerSecond(
-            registry: host, plan: { Plan(type: "Tween", fields: ["property": "x", "to": [.number(Double($0 % 7))], "duration": 0.5]) },
-            plans: plans))
+        try PluginBenchmarks.plansPerSecond(registry: host, plans: count) {
+            Plan(type: "Tween", fields: ["property": "x", "to": [.number(Double($0 % 7))], "duration": 0.5])
+        })
     exit(0)
 }
 
@@ -72,10 +87,17 @@ let usage = """
     usage: motion-benchmark                      the whole table (run from the repository root, release build)
            motion-benchmark --profile-tweens [COUNT] [in-process|plugin|isolated|limit|both|alternating]
                                                  the frame tick of COUNT (10000) running Tweens, for a profiler
+           motion-benchmark --profile-memory COUNT
+                                                 heap bytes per running in-process Tween, and where they are
            motion-benchmark --profile-scale COUNT
                                                  the limit, in-process and plugin ticks at one scale, with memory
            motion-benchmark --profile-plans [isolated] [PLANS]
-                                                 PLANS (100000) Tween plans committed to TweenKit (in its sandbox), 5 times
+                                                 Tween plans committed to TweenKit (in its sandbox), PLANS (100000)
+                                                 per run, for a profiler
+           motion-benchmark --profile-typed-plans
+                                                 typed Swift plans committed, one per transaction, for a profiler
+           motion-benchmark --profile-frame-updated
+                                                 the frame tick of 10,000 plain frame-updated performers, for a profiler
            motion-benchmark --profile-json-plans JSON transactions (10 plans each) decoded and committed, for a profiler
            motion-benchmark --measure-load MANIFEST
                                                  one library's trust checks + dlopen + entry + ABI, in ms
@@ -140,7 +162,7 @@ print(scales.render())
 print()
 
 let host = try PluginBenchmarks.makeHost()
-var plans = Table(header: ["plans committed to a plugin (validated, JSON across)", "plans/s"])
+var plans = Table(header: ["plans committed to a plugin (validated against the manifest)", "plans/s"])
 plans.add([
     "Tween → TweenKit (Swift SDK, fields read by the host)",
     format(

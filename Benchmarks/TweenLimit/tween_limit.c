@@ -2,8 +2,14 @@
 // Swift does not fuse them either, and the results must be equal bit for bit.
 #include "tween_limit.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <stdlib.h>
+
+size_t ctweenlimit_heap_bytes(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+}
 
 /* MotionAnimation.CubicBezier's coefficients: x(t) = ((ax t + bx) t + cx) t, and likewise for y. */
 typedef struct bezier {

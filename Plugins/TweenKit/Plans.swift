@@ -106,6 +106,47 @@ struct SpringTo: PluginPlan {
     }
 }
 
+// Read by handle from a host of ABI 1.4 (one host call per plan, no Decoder); Codable stays the reference
+// (older hosts, and the fallback for a field these readers cannot take).
+
+extension Tween: PlanFieldReading {
+    static let fieldNames = ["property", "from", "to", "duration", "delay", "timing", "controlPoints"]
+
+    init(fields: PlanFields) throws {
+        self.init(
+            property: try fields.string("property"), from: try fields.numbersIfPresent("from"), to: try fields.numbers("to"),
+            duration: try fields.number("duration"), delay: try fields.number("delay"), timing: try fields.string("timing"),
+            controlPoints: try fields.numbersIfPresent("controlPoints"))
+    }
+}
+
+extension FadeIn: PlanFieldReading {
+    static let fieldNames = ["duration", "delay", "timing"]
+
+    init(fields: PlanFields) throws {
+        self.init(duration: try fields.number("duration"), delay: try fields.number("delay"), timing: try fields.string("timing"))
+    }
+}
+
+extension FadeOut: PlanFieldReading {
+    static let fieldNames = ["duration", "delay", "timing"]
+
+    init(fields: PlanFields) throws {
+        self.init(duration: try fields.number("duration"), delay: try fields.number("delay"), timing: try fields.string("timing"))
+    }
+}
+
+extension SpringTo: PlanFieldReading {
+    static let fieldNames = ["property", "destination", "stiffness", "damping", "mass", "threshold"]
+
+    init(fields: PlanFields) throws {
+        self.init(
+            property: try fields.string("property"), destination: try fields.numbers("destination"),
+            stiffness: try fields.number("stiffness"), damping: try fields.number("damping"), mass: try fields.number("mass"),
+            threshold: try fields.number("threshold"))
+    }
+}
+
 /// Throws unless `vector` has 1–4 finite components.
 func requireVector(_ vector: [Double], _ field: String) throws(PluginError) {
     guard (1...4).contains(vector.count) else {

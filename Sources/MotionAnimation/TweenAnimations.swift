@@ -74,13 +74,17 @@ public final class TweenAnimations {
     ///   - to: The end value, 1 to 4 components.
     ///   - duration: s, >= 0.
     ///   - delay: s, >= 0, before the tween starts.
+    ///   - replacingExisting: Whether to look for a tween on `key` to replace (a scan of every tween); pass
+    ///     `false` only when none runs there (a performer sharing one instance among many keeps count).
     /// The caller checks the plan (TweenKit's `Tween.validatedCurve()`); a `to` of another size, or a
     /// `from` of another size than `to`, is a programmer error and traps.
-    public func add(key: Int64, curve: TimingCurve, from: [Double]?, to: [Double], duration: Double, delay: Double) {
+    public func add(
+        key: Int64, curve: TimingCurve, from: [Double]?, to: [Double], duration: Double, delay: Double, replacingExisting: Bool = true
+    ) {
         precondition(!isAdvancing, "a tween was added while its TweenAnimations advanced")
         precondition((1...Components.maximumCount).contains(to.count), "a tween's \"to\" has 1 to 4 components, not \(to.count)")
         precondition(from == nil || from?.count == to.count, "a tween's \"from\" has as many components as its \"to\"")
-        remove(key: key)
+        if replacingExisting { remove(key: key) }
         if storedCount == capacity {
             let grown = Swift.max(1, capacity * 2)
             let new = unsafe UnsafeMutablePointer<Record>.allocate(capacity: grown)
@@ -125,6 +129,17 @@ public final class TweenAnimations {
     public func advance(
         to time: Double, currentValue: (_ key: Int64) -> [Double]?, write: (_ key: Int64, _ value: Components) -> Bool
     ) {
+        advance(to: time, currentValue: currentValue, write: write, finished: { _ in })
+    }
+
+    /// As ``advance(to:currentValue:write:)``, and tells `finished` the key of each tween that stops, right
+    /// after its last write (several performers sharing one instance count their tweens with it).
+    /// - Parameter finished: Called once per stopped tween, in order; it may not add or remove tweens either.
+    @inlinable @inline(__always)
+    public func advance(
+        to time: Double, currentValue: (_ key: Int64) -> [Double]?, write: (_ key: Int64, _ value: Components) -> Bool,
+        finished: (_ key: Int64) -> Void
+    ) {
         isAdvancing = true
         defer { isAdvancing = false }
         let count = storedCount
@@ -160,6 +175,8 @@ public final class TweenAnimations {
             if !isFinished {
                 if kept != i { unsafe records[kept] = record.pointee }
                 kept += 1
+            } else {
+                unsafe finished(record.pointee.key)
             }
         }
         storedCount = kept

@@ -30,6 +30,35 @@ import Testing
         #expect(reads == 1 && tweens.isEmpty)
     }
 
+    @Test func finishedNamesEachStoppedTweenOnceAfterItsLastWrite() {
+        let tweens = TweenAnimations()
+        tweens.add(key: 1, curve: .linear, from: [0], to: [1], duration: 2, delay: 0)
+        tweens.add(key: 2, curve: .linear, from: [0], to: [1], duration: 1, delay: 0)
+        tweens.add(key: 3, curve: .linear, from: [0], to: [1], duration: 1, delay: 0)
+        // Key 3 is added again without looking for the one running there: both run, as the caller asked.
+        tweens.add(key: 3, curve: .linear, from: [0], to: [2], duration: 3, delay: 0, replacingExisting: false)
+        var events: [String] = []
+        func frame(at time: Double) {
+            tweens.advance(to: time, currentValue: { _ in nil }) { key, value in
+                events.append("write \(key) \(value.c0)")
+                return key != 1 || time < 1.5  // key 1's write fails at 1.5: it stops there
+            } finished: { key in
+                events.append("finished \(key)")
+            }
+        }
+        frame(at: 0)
+        frame(at: 1)
+        #expect(
+            events == [
+                "write 1 0.0", "write 2 0.0", "write 3 0.0", "write 3 0.0", "write 1 0.5", "write 2 1.0", "finished 2", "write 3 1.0", "finished 3",
+                "write 3 0.6666666666666666",
+            ])
+        events.removeAll()
+        frame(at: 1.5)
+        #expect(events == ["write 1 0.75", "finished 1", "write 3 1.0"])
+        #expect(tweens.keys == [3])
+    }
+
     @Test func aCurrentValueOfAnotherShapeJumpsToTheEnd() {
         let tweens = TweenAnimations()
         tweens.add(key: 0, curve: .linear, from: nil, to: [1], duration: 1, delay: 0)

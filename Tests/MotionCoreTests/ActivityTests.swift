@@ -65,6 +65,27 @@ struct ActivityTests {
         #expect(h.scheduler.outstandingTokenCount == 3)
     }
 
+    @Test func severalTokensOfOnePerformerEndInAnyOrderAndKeepTheirIDs() throws {  // R32, R33
+        // The scheduler keeps a performer's first token in its record and the others aside: ending them out
+        // of order must count each once and leave the performer's count right.
+        let h = Harness()
+        try h.commit { $0.add(plan("HoldTokens", ["count": 3]), to: "a") }
+        let performer = try #require(h.scheduler.performer(forTarget: "a", className: "TokenPerformer") as? TokenPerformer)
+        let ids = performer.tokens.map(\.id)
+        #expect(Set(ids).count == 3 && !ids.contains(0))
+        try performer.tokens[1].terminate()
+        try performer.tokens[0].terminate()
+        #expect(h.scheduler.tokenHolders.map(\.tokens) == [1])
+        #expect(performer.tokens.map(\.isTerminated) == [true, true, false])
+        #expect(performer.tokens.map(\.id) == ids)
+        let second = #expect(throws: TokenError.self) { try performer.tokens[1].terminate() }
+        #expect(second?.code == .alreadyTerminated && second?.tokenID == ids[1])
+        try performer.tokens[2].terminate()
+        #expect(h.scheduler.outstandingTokenCount == 0)
+        #expect(!h.scheduler.isActive)
+        #expect(h.scheduler.tokenHolders.isEmpty)
+    }
+
     @Test func terminatingATokenTwiceIsAnErrorAndCountsOnce() throws {  // R33
         let h = Harness()
         try h.commit { $0.add(plan("HoldTokens", ["count": 2]), to: "a") }

@@ -93,6 +93,32 @@ struct CompositionTests {
         #expect(!log.all.contains { $0.hasPrefix("add RecordingPerformer") })
     }
 
+    @Test func emitterAndTokenGeneratorOfAPerformerThatFailedToBeMadeDoNothing() throws {  // R12, R26
+        // The factory keeps what its context gave it, then fails: no performer exists, so what it kept
+        // must change nothing later (it must not act for the next performer made in the place it was given).
+        final class Kept { var context: PerformerContext? }
+        let kept = Kept()
+        let h = Harness { log in
+            let registry = TestPerformers.makeRegistry(log: log)
+            registry.register(planTypes: ["Fail"], className: "FailingPerformer") { context in
+                kept.context = context
+                throw CommitError(code: .performerRefused, message: "refused on purpose")
+            }
+            return registry
+        }
+        #expect(throws: CommitError.self) { try h.commit { $0.add(plan("Fail"), to: "a") } }
+        try h.commit { $0.add(plan("Record"), to: "b") }
+        let context = try #require(kept.context)
+        var transaction = Transaction()
+        transaction.add(plan("Record", ["n": 1]), to: "a")
+        _ = try context.emitter.emit(transaction)
+        let token = try #require(context.tokenGenerator.generate())
+        #expect(h.log.entries(startingWith: "add RecordingPerformer@a").isEmpty)
+        #expect(h.scheduler.performerDescriptions.map(\.description) == ["RecordingPerformer@b"])
+        #expect(!h.scheduler.isActive)
+        #expect(token.isTerminated)
+    }
+
     @Test func emissionFromAnotherThreadIsAppliedAtTheNextTurnInOrder() async throws {
         let h = Harness()
         try h.commit { $0.add(plan("Emit"), to: "a") }

@@ -20,6 +20,55 @@ struct PropertyStoreTests {
         #expect(scene.drainChanges().isEmpty)
     }
 
+    @Test("slots made interleaved across targets and properties are each found again, by slot, id and name, and by the scene")
+    func interleavedSlotsAreFoundAgain() {
+        // Each target's slots are a chain in the store (no table keyed by target and property): made in an
+        // order that interleaves targets, each must still name its own pair.
+        let scene = Scene()
+        let targets = (0..<5).map { scene.addTarget(TargetID("t\($0)")) }
+        let properties = ["x", "y", "opacity", "scale"].map(scene.propertyID)
+        var slots: [[PropertySlot]] = Array(repeating: [], count: targets.count)
+        for property in properties {
+            for (i, target) in targets.enumerated() { slots[i].append(target.slot(for: property)) }
+        }
+        #expect(Set(slots.joined()).count == targets.count * properties.count)
+        for (i, target) in targets.enumerated() {
+            for (j, property) in properties.enumerated() {
+                #expect(target.slot(for: property) == slots[i][j])
+                target.setScalar(Double(i * 10 + j), at: slots[i][j])
+            }
+        }
+        for (i, target) in targets.enumerated() {
+            for (j, property) in properties.enumerated() {
+                #expect(target[property] == PropertyValue(Double(i * 10 + j)))
+                #expect(scene.value(at: slots[i][j]) == PropertyValue(Double(i * 10 + j)))
+            }
+            #expect(target.properties.map(\.name) == ["opacity", "scale", "x", "y"])
+            #expect(target["y"] == PropertyValue(Double(i * 10 + 1)))
+        }
+        // A write by id finds the same slot.
+        targets[3].setValue(PropertyValue(-1), for: properties[2])
+        #expect(scene.value(at: slots[3][2]) == PropertyValue(-1))
+        #expect(targets[2][properties[2]] == PropertyValue(22))
+    }
+
+    @Test("thousands of targets are each found by name, in the order added, and a name added again returns its target")
+    func manyTargetsAreFoundByName() {
+        // The scene's name table grows from 16 buckets by rehashing: every name must survive each growth.
+        let scene = Scene()
+        let names = (0..<5000).map { TargetID("target \($0)") }
+        for (i, name) in names.enumerated() { scene.addTarget(name, properties: ["x": PropertyValue(Double(i))]) }
+        #expect(scene.targets.map(\.id) == names)
+        #expect(names.indices.allSatisfy { scene.target(names[$0])?["x"] == PropertyValue(Double($0)) })
+        #expect(scene.target("target 5000") == nil)
+        #expect(scene.target("Target 1") == nil)
+        #expect(scene.target("") == nil)
+        let again = scene.addTarget("target 42", properties: ["y": 1])
+        #expect(again === scene.target("target 42"))
+        #expect(scene.targets.count == 5000)
+        #expect(again["x"] == 42 && again["y"] == 1)
+    }
+
     @Test("a slot made before the target has a value reads nil until written, and the target reports no property")
     func slotWithoutValue() {
         let scene = Scene()

@@ -75,7 +75,7 @@ private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         let out = broken.standardOutput
         #expect(out.contains("crash-on-create.json: FAIL default plan CrashOnCreate: the plugin crashed the child process with signal 11 (SIGSEGV)"))
         #expect(out.contains("hang-on-add.json: FAIL default plan HangOnAdd: timed out after 3 s; the plugin hangs"))
-        #expect(out.contains("wrong-abi-major.json: FAIL load") && out.contains("built for ABI 2.0; this host speaks ABI 1.3"))
+        #expect(out.contains("wrong-abi-major.json: FAIL load") && out.contains("built for ABI 2.0; this host speaks ABI 1.4"))
         #expect(out.contains("no-entry-symbol.json: FAIL load") && out.contains("does not export motion_plugin_entry"))
         #expect(
             out.contains(

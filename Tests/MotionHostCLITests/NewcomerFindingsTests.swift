@@ -60,6 +60,26 @@ import Testing
         #expect(row?.contains("library unavailable: the library file was not found; looked in \(folder.path)") == true)
     }
 
+    @Test func aLibraryNameWithACombiningMarkIsNotCutInTheTable() throws {
+        // "li\u{308}b" is 3 Characters but 4 UTF-16 units: padding the column to its width in Characters must
+        // not cut the mark off, and the next column starts where the others' do.
+        let library = "lib/li\u{308}bLong.so"
+        let folder = try temporaryPluginFolder(
+            manifest: #"""
+                {"manifestVersion": 1, "id": "org.example.long", "name": "Long", "version": "1.0.0", "abiVersion": "1.0",
+                 "library": "\#(library)", "performers": [{"class": "Long", "interface": "entry", "plans": [{"type": "Long"}]}]}
+                """#)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try MotionHost.run(["plugins", "list", "--plugin-path", folder.path])
+        let header = try #require(result.outputLines.first { $0.hasPrefix("ID") })
+        let row = try #require(result.outputLines.first { $0.hasPrefix("org.example.long") })
+        #expect(row.contains(library + " "))
+        let planColumn = try #require(header.range(of: "PLAN TYPES"))
+        #expect(
+            row.distance(from: row.startIndex, to: try #require(row.range(of: "  Long  ")).lowerBound) + 2
+                == header.distance(from: header.startIndex, to: planColumn.lowerBound))
+    }
+
     @Test func listWithNothingValidFails() throws {
         let empty = try MotionHost.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: empty) }

@@ -27,6 +27,26 @@ struct HostContextTests {
         return (context, scheduler)
     }
 
+    @Test("several tokens held at once end in any order, each once, and the rest are ended with the context (R32, R33, R37)")
+    func severalTokensEndInAnyOrder() throws {
+        let (context, scheduler) = try context()
+        let tokens = try (0..<4).map { _ in try #require(context.generateToken()) }
+        #expect(Set(tokens).count == 4 && scheduler.isActive)
+        // The first held (kept inline) after another, then one of the others twice.
+        #expect(context.terminateToken(tokens[1]) == MOTION_OK)
+        #expect(context.terminateToken(tokens[0]) == MOTION_OK)
+        #expect(context.terminateToken(tokens[0]) == MOTION_ERR_TOKEN_ALREADY_TERMINATED)
+        #expect(context.terminateToken(tokens[3]) == MOTION_OK)
+        #expect(context.terminateToken(tokens[3]) == MOTION_ERR_TOKEN_ALREADY_TERMINATED)
+        #expect(context.terminateToken(999_999) == MOTION_ERR_UNKNOWN_TOKEN)
+        // A new token is held again after the first was ended; then two remain, and the context ends both.
+        let later = try #require(context.generateToken())
+        #expect(!tokens.contains(later))
+        #expect(context.endAllTokens() == 2)
+        #expect(!scheduler.isActive)
+        #expect(context.endAllTokens() == 0)
+    }
+
     @Test("the terminated tokens a context remembers are bounded; recent double terminations are still reported (R33)")
     func terminatedTokensAreBounded() throws {
         let (context, scheduler) = try context()

@@ -65,11 +65,11 @@ private let fieldsPath = "$.performers[0].plans[0].fields"
         BadManifest([.key("abiVersion")], 1.0, "$.abiVersion: expected a string \"MAJOR.MINOR\"; found 1", .wrongType),
         BadManifest(
             [.key("abiVersion")], "2.0",
-            "$.abiVersion: expected ABI 1.x, the major this host speaks (1.3); found \"2.0\" (a plugin built for another major cannot load in this host)",
+            "$.abiVersion: expected ABI 1.x, the major this host speaks (1.4); found \"2.0\" (a plugin built for another major cannot load in this host)",
             .invalidValue),
         BadManifest(
             [.key("abiVersion")], "1.5",
-            "$.abiVersion: expected ABI 1.0 to 1.3, the ones this host can serve; found \"1.5\" (the plugin needs a newer host; if it also works with an older one, give the oldest)",
+            "$.abiVersion: expected ABI 1.0 to 1.4, the ones this host can serve; found \"1.5\" (the plugin needs a newer host; if it also works with an older one, give the oldest)",
             .invalidValue),
         BadManifest(
             [.key("library")], "/usr/lib/libtween.so",

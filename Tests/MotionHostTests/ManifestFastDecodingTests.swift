@@ -274,6 +274,10 @@ enum ManifestMutations {
             ("a/../../b.so", "escapes the folder with \"..\""), ("a/..", "escapes the folder with \"..\""),
             (".", "names a folder, not a file"), ("./.", "names a folder, not a file"), ("lib/", "names a folder, not a file"),
             ("a\u{0}b", "contains a NUL byte"), ("lïb.so", nil), ("lïb/../../x", "escapes the folder with \"..\""),
+            // A combining mark after "/" makes one Character of the two, but the kernel reads bytes: the rules
+            // must see "..", "/" and a leading "/" where the bytes have them.
+            ("../\u{301}x.so", "escapes the folder with \"..\""), ("/\u{301}lib.so", "is absolute"),
+            ("a/\u{301}", nil), ("a\u{301}/", "names a folder, not a file"),
         ] as [(String, String?)])
     func libraryPathRule(_ path: String, _ problem: String?) {
         #expect(ManifestDecoder.libraryPathProblem(path) == problem)

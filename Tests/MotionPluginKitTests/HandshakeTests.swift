@@ -35,7 +35,7 @@ struct HandshakeTests {
         #expect(refused == nil)
         let lines = FakeHost.logLines(containing: "\(id): refusing to load: the host offers ABI 2.3")
         #expect(lines.count >= 1)
-        #expect(lines.first?.message.contains("built against ABI 1.3") == true)
+        #expect(lines.first?.message.contains("built against ABI \(MOTION_ABI_VERSION_MAJOR).\(MOTION_ABI_VERSION_MINOR)") == true)
         #expect(lines.first?.level == MOTION_LOG_ERROR)
         // The refusal leaves the plugin usable by a host of the right major.
         #expect(try library.callEntry() != nil)

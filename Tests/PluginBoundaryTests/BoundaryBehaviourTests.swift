@@ -194,7 +194,7 @@ struct BoundaryBehaviourTests {
         #expect(error.code == .performerUnavailable)
         #expect(error.planType == "FromTheFuture")
         #expect(error.target == "b")
-        #expect(error.message.contains("built for ABI 2.0; this host speaks ABI 1.3"))
+        #expect(error.message.contains("built for ABI 2.0; this host speaks ABI 1.4"))
         #expect(error.appliedOperationCount == 1)
         #expect(h.calls(startingWith: "add RecordingPerformer@a").count == 1)
     }

@@ -41,5 +41,8 @@ const uint32_t *ctweenlimit_changes(const ctweenlimit_tweens *tweens);
 size_t ctweenlimit_running(const ctweenlimit_tweens *tweens);
 /// Bytes allocated for `count` tweens (for the per-performer memory column).
 size_t ctweenlimit_bytes(size_t count);
+/// Bytes the process's heap hands out now (mallinfo2's uordblks + hblkhd), for the benchmark's memory breakdown:
+/// here because Swift's Glibc module does not import <malloc.h>.
+size_t ctweenlimit_heap_bytes(void);
 
 #endif

@@ -15,6 +15,7 @@
  *   motion/device-motion.h  extension MOTION_EXTENSION_DEVICE_MOTION: sensor samples
  *   motion/log.h            host extension MOTION_HOST_EXTENSION_LOG: a log that names its caller
  *   motion/slots.h          host extension MOTION_HOST_EXTENSION_PROPERTY_SLOTS: writes by slot, checked per batch
+ *   motion/plans.h          MOTION_HOST_EXTENSION_PLANS and MOTION_EXTENSION_PLAN_HANDLES: plans by handle, no JSON
  *   motion/declarative.h    declarative C performers: plain functions a manifest names
  *   None needs more of the C library than <stdbool.h>, <stddef.h> and <stdint.h>.
  *
@@ -67,6 +68,11 @@
  *   pair resolved once to a slot, and set_slots, a batch of writes by slot checked once per batch (context,
  *   thread, slot ranges, counts, finiteness) instead of once per write. Nothing else changes: a 1.0-1.2
  *   plugin never asks for it, and a 1.2 host answers NULL, so a 1.3 plugin falls back to set_properties.
+ *   1.4 adds plans by handle (motion/plans.h): the host extension MOTION_HOST_EXTENSION_PLANS reads the fields of
+ *   the plan being handed over in one call, by a layout of field names resolved once, and the plugin extension
+ *   MOTION_EXTENSION_PLAN_HANDLES takes add_plan / add_named_plan with that handle instead of JSON, so the host
+ *   writes no JSON and the plugin parses none. Nothing else changes: a 1.0-1.3 plugin offers no plan handles and
+ *   gets JSON as before; a 1.3 host answers NULL for the host extension, so a 1.4 plugin takes JSON there.
  *
  * ----------------------------------------------------------------------------------------------
  * Memory ownership
@@ -178,6 +184,7 @@
 #include "motion/device-motion.h"
 #include "motion/log.h"
 #include "motion/slots.h"
+#include "motion/plans.h"
 #include "motion/declarative.h"
 
 #endif /* MOTION_PLUGIN_H */

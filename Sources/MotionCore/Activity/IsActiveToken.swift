@@ -32,34 +32,42 @@ public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
 /// Thread rule: ``terminate()`` may be called from any thread (R36); the activity change is delivered on
 /// the scheduler's thread, at once when called there, else at the scheduler's next turn.
 public final class IsActiveToken: Sendable, Hashable, CustomStringConvertible {
-    /// The token's id, unique within its scheduler and never 0 (the C ABI's `motion_token`).
-    public let id: UInt64
-    private let isLive = Atomic<Bool>(true)
+    /// The token's id, unique within its scheduler and never 0 (the C ABI's `motion_token`), below 2^63.
+    public var id: UInt64 { state.load(ordering: .relaxed) & ~Self.terminatedBit }
+    /// The id, and (the top bit) whether the token was terminated: one word, so that a token is 40 bytes
+    /// (a 48-byte heap block; with a separate flag it took 64).
+    private let state: Atomic<UInt64>
+    private static let terminatedBit: UInt64 = 1 << 63
     private let inbox: SchedulerInbox
+    /// The performer that took the token: the scheduler finds its record by it, with no table of tokens.
+    let owner: PerformerKey
 
-    init(id: UInt64, inbox: SchedulerInbox) {
-        self.id = id
+    init(id: UInt64, inbox: SchedulerInbox, owner: PerformerKey) {
+        precondition(id < Self.terminatedBit, "is-active token ids are below 2^63")
+        self.state = Atomic(id)
         self.inbox = inbox
+        self.owner = owner
     }
 
     /// Whether the token has been terminated.
-    public var isTerminated: Bool { !isLive.load(ordering: .acquiring) }
+    public var isTerminated: Bool { state.load(ordering: .acquiring) & Self.terminatedBit != 0 }
 
     /// Ends the token. Terminating twice is an error and changes nothing the second time (R33).
     /// - Throws: ``TokenError`` with code `.alreadyTerminated` on a second call.
     public func terminate() throws(TokenError) {
-        guard isLive.exchange(false, ordering: .acquiringAndReleasing) else {
+        let id = self.id
+        guard state.bitwiseOr(Self.terminatedBit, ordering: .acquiringAndReleasing).oldValue & Self.terminatedBit == 0 else {
             throw TokenError(code: .alreadyTerminated, tokenID: id)
         }
         if let scheduler = inbox.schedulerOnItsThread {
-            scheduler.tokenTerminated(id)
+            scheduler.tokenTerminated(id, owner: owner)
         } else {
-            inbox.enqueue(.tokenTerminated(id))
+            inbox.enqueue(.tokenTerminated(id, owner: owner))
         }
     }
 
     /// Marks the token terminated without telling the scheduler (the scheduler is tearing it down).
-    func invalidate() { isLive.store(false, ordering: .releasing) }
+    func invalidate() { state.bitwiseOr(Self.terminatedBit, ordering: .releasing) }
 
     public static func == (lhs: IsActiveToken, rhs: IsActiveToken) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
@@ -70,7 +78,10 @@ public final class IsActiveToken: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Thread rule: ``generate()`` may be called from any thread; the activity change is delivered on the
 /// scheduler's thread.
-public final class IsActiveTokenGenerator: Sendable {
+///
+/// A value (16 bytes: the scheduler's inbox and the performer's key), so that a performer that never takes a
+/// token costs no object; copies generate tokens for the same performer.
+public struct IsActiveTokenGenerator: Sendable {
     private let inbox: SchedulerInbox
     let owner: PerformerKey
 
@@ -82,7 +93,7 @@ public final class IsActiveTokenGenerator: Sendable {
     /// A new outstanding token, or `nil` when the scheduler is gone (R34).
     public func generate() -> IsActiveToken? {
         guard let id = inbox.makeTokenID() else { return nil }
-        let token = IsActiveToken(id: id, inbox: inbox)
+        let token = IsActiveToken(id: id, inbox: inbox, owner: owner)
         if let scheduler = inbox.schedulerOnItsThread {
             scheduler.tokenGenerated(token, owner: owner)
         } else if !inbox.enqueue(.tokenGenerated(token, owner: owner)) {

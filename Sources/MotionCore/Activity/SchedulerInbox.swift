@@ -10,7 +10,7 @@ final class SchedulerInbox: Sendable {
     enum Work: Sendable {
         case emit(Transaction, source: PerformerKey)
         case tokenGenerated(IsActiveToken, owner: PerformerKey)
-        case tokenTerminated(UInt64)
+        case tokenTerminated(UInt64, owner: PerformerKey)
     }
 
     private struct State {
@@ -78,25 +78,16 @@ final class SchedulerInbox: Sendable {
     func close() { state.withLock { $0.isAlive = false } }
 }
 
-/// Identifies one performer of one scheduler: its target and its class.
+/// Identifies one performer of one scheduler: its place in the scheduler's dense performer records and
+/// the attempt that made it (8 bytes, so an emitter or token generator carrying it allocates nothing).
 ///
-/// Keys compare and hash by target and class only. ``incarnation`` tells the performers that held one
-/// (target, class) apart when ``Scheduler/recreatePerformers(of:)`` replaced one (R43): an emitter or token
-/// generator of a replaced performer carries the old incarnation, and the scheduler ignores its tokens and
-/// its emissions.
+/// ``incarnation`` is unique per creation attempt within a scheduler: a performer that replaced another in
+/// its place (``Scheduler/recreatePerformers(of:)``, R43), or whose creation failed, carries another one, so
+/// an emitter, token generator or token of a replaced or never-made performer matches no record and the
+/// scheduler ignores it.
 struct PerformerKey: Hashable, Sendable {
-    let target: TargetID
-    let classID: ObjectIdentifier
-    /// 0 for the first performer of a (target, class), one more for each that replaced it.
-    var incarnation: UInt32 = 0
-
-    static func == (lhs: PerformerKey, rhs: PerformerKey) -> Bool { lhs.target == rhs.target && lhs.classID == rhs.classID }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(target)
-        hasher.combine(classID)
-    }
-
-    /// Whether both keys name the same performer, incarnation included.
-    func isSamePerformer(as other: PerformerKey) -> Bool { self == other && incarnation == other.incarnation }
+    /// The performer's index in the scheduler's records (creation order).
+    let index: Int32
+    /// Which creation attempt of the scheduler made it (never reused).
+    let incarnation: UInt32
 }

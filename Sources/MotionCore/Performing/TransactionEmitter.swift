@@ -3,7 +3,10 @@
 /// Thread rule: ``emit(_:)`` may be called from any thread. On the scheduler's thread the transaction
 /// is performed at once, depth-first, before `emit` returns (R22); from any other thread it is queued
 /// and applied, in order, at the scheduler's next turn.
-public final class TransactionEmitter: Sendable {
+///
+/// A value (16 bytes: the scheduler's inbox and the performer's key), so that a performer that never emits
+/// costs no object; copies emit for the same performer.
+public struct TransactionEmitter: Sendable {
     private let inbox: SchedulerInbox
     let source: PerformerKey
 

@@ -26,10 +26,28 @@ public final class Scheduler {
 
     let inbox = SchedulerInbox()
     private var classCache: [String: PerformerClass] = [:]
-    private var performers: [PerformerKey: PerformerRecord] = [:]
-    private var performerOrder: [PerformerRecord] = []
-    private var namedPlans: [NamedPlanKey: PerformerRecord] = [:]
-    private var tokens: [UInt64: TokenRecord] = [:]
+    /// Every performer's record, in creation order, a value each in one dense array indexed by
+    /// ``PerformerKey/index`` (no object, dictionary entry or table of tokens per performer: 64 bytes
+    /// each). A record replaced by ``recreatePerformers(of:)`` is overwritten in place (R43). Per-frame reads
+    /// (a token count) go through the array each time, never through a pointer held across a performer call,
+    /// which may add records.
+    @exclusivity(unchecked) private var records: ContiguousArray<PerformerRecord> = []
+    /// Per target, by its index in the scene: its first performer's record, or -1; the target's other
+    /// performers follow through ``PerformerRecord/nextOnTarget`` (a target has one per class it uses, R6).
+    private var firstPerformerOfTarget: [Int32] = []
+    /// The next creation attempt's ``PerformerKey/incarnation`` (never reused).
+    private var nextIncarnation: UInt32 = 0
+    /// The performer holding each (target, name), by record index (R13–R19).
+    private var namedPlans: [NamedPlanKey: Int32] = [:]
+    /// Outstanding tokens past their performer's first (which its record holds), by id.
+    private var extraTokens: [UInt64: IsActiveToken] = [:]
+    /// Each performer's plans, by record index, kept only when ``recordsPlansForRecreation`` is set (R43).
+    private var planLogs: [Int32: PlanLog] = [:]
+    /// The boxes of frame-updated performers that are not batched, by record index (``FrameSlot/handle``).
+    private var updaterBoxes: [Int32: FrameUpdaterBox] = [:]
+    /// The frame batches of batched performers, each once; a frame slot names its batch by index here.
+    private var frameBatches: [any FrameBatch] = []
+    private var frameBatchIndices: [ObjectIdentifier: Int32] = [:]
     private var terminatedBeforeSeen: Set<UInt64> = []
     private var activeTokenCount = 0
     private var observers: [any ActivityObserver] = []
@@ -37,10 +55,9 @@ public final class Scheduler {
     /// The plans being performed, outermost first (the emission chain, R25), each with the first
     /// emission that failed inside its performer call, if any.
     private var handling: [(type: String, target: TargetID, emissionFailure: CommitError?)] = []
-    // Unretained: every record in it is kept alive by `performers` (for the scheduler's life, or until
-    // recreatePerformers removes it from this list first, R43). Saves a retain and release per performer
-    // per frame.
-    @exclusivity(unchecked) private var frameUpdaters: ContiguousArray<FrameUpdaterSlot> = []
+    /// The frame-updated performers that took a token, in the order they first took one: 16 bytes each,
+    /// what a frame reads of a performer besides its token count (see ``FrameSlot``).
+    @exclusivity(unchecked) private var frameUpdaters: ContiguousArray<FrameSlot> = []
     private var frameUpdatersNeedCompaction = false
     /// How many times a performer's token count has dropped to zero: a frame compares it with its value
     /// at the frame's start to know whether a member of a batch may have stopped being active.
@@ -49,7 +66,8 @@ public final class Scheduler {
     /// written without an array's uniqueness check per member.
     private var batchMembers = UnsafeMutableBufferPointer<OpaquePointer>.allocate(capacity: 64)
     private var isAdvancingFrame = false
-    private var creating: PerformerKey?
+    /// The performer being made (its factory runs), which has no record yet.
+    private var creating: (key: PerformerKey, description: PerformerDescription)?
     private var tokensDuringCreation: [IsActiveToken] = []
     /// Set while ``recreatePerformers(of:)`` runs: activity changes wait for its end, and emissions are not
     /// performed (R43).
@@ -80,10 +98,9 @@ public final class Scheduler {
             if case .tokenGenerated(let token, _) = work { token.invalidate() }
         }
         // R37: outstanding tokens are terminated and reported when the scheduler goes away.
-        for id in tokens.keys.sorted() {
-            guard let record = tokens[id] else { continue }
-            record.token.invalidate()
-            trace(.tokenTerminated(id: id, performer: record.owner.description))
+        for token in outstandingTokens(where: { _ in true }) {
+            token.invalidate()
+            trace(.tokenTerminated(id: token.id, performer: records[Int(token.owner.index)].description))
         }
         if activeTokenCount > 0 {
             activeTokenCount = 0
@@ -110,7 +127,7 @@ public final class Scheduler {
     /// holds (to say who keeps a scheduler active).
     public var tokenHolders: [(performer: PerformerDescription, tokens: Int)] {
         checkThread("tokenHolders")
-        return performerOrder.filter { $0.tokenCount > 0 }.map { ($0.description, $0.tokenCount) }
+        return records.filter { $0.tokenCount > 0 }.map { ($0.description, Int($0.tokenCount)) }
     }
 
     /// Adds an activity observer; adding one already added changes nothing (R38). The scheduler holds
@@ -143,27 +160,27 @@ public final class Scheduler {
     /// The performers created so far, in creation order.
     public var performerDescriptions: [PerformerDescription] {
         checkThread("performerDescriptions")
-        return performerOrder.map(\.description)
+        return records.map(\.description)
     }
 
     /// How many performers the scheduler holds (it destroys one before it goes itself only to replace it by
     /// a new one of its class, R43).
     public var performerCount: Int {
         checkThread("performerCount")
-        return performerOrder.count
+        return records.count
     }
 
     /// Calls `body` with every performer, in creation order (for example to hand performers
     /// sensor samples).
     public func forEachPerformer(_ body: (any Performer) -> Void) {
         checkThread("forEachPerformer(_:)")
-        for record in performerOrder { body(record.performer) }
+        for index in records.indices { body(records[index].performer) }
     }
 
     /// The performer for a target and class name, if the scheduler created one.
     public func performer(forTarget target: TargetID, className: String) -> (any Performer)? {
         checkThread("performer(forTarget:className:)")
-        return performerOrder.first { $0.key.target == target && $0.description.className == className }?.performer
+        return records.first { $0.target.id == target && $0.performerClass.name == className }?.performer
     }
 
     /// The thread rule, checked at every public entry point: in debug builds a call from another thread
@@ -214,14 +231,20 @@ public final class Scheduler {
         // R43: what re-created performers emit while their plans are re-added is not performed; the plans it
         // would add are held already by the performers the first emission reached.
         guard !isRecreating else { return }
-        let record = performers[source]
-        // R43: a replaced performer's emitter does nothing (the key's equality leaves out the incarnation).
-        if let record, record.key.incarnation != source.incarnation { return }
-        let description = record?.description ?? PerformerDescription(target: source.target, className: "?")
+        // R43: a replaced performer's emitter does nothing. A performer whose creation failed may still have
+        // emitted from inside its factory (its record is not in place): it is named by the one being made.
+        let description: PerformerDescription
+        if let index = record(of: source) {
+            description = records[index].description
+        } else if let creating, creating.key == source {
+            description = creating.description
+        } else {
+            return
+        }
         trace(
             .emitted(
                 transaction, by: description,
-                crossesTargets: transaction.operations.contains { $0.target != source.target }))
+                crossesTargets: transaction.operations.contains { $0.target != description.target }))
         do {
             try apply(transaction)
         } catch {
@@ -261,10 +284,11 @@ public final class Scheduler {
         case .add(let plan, let targetID):
             let target = try target(targetID)
             let (performerClass, prepared) = try resolve(plan, on: target)
-            let record = try performerRecord(performerClass, target: target)
-            try performing(prepared, on: target.id) { () throws -> Void in try record.performer.addPlan(prepared) }
-            if recordsPlansForRecreation { record.planLog.add(plan) }
-            trace(.planAdded(prepared, performer: record.description))
+            let index = try performerRecord(performerClass, target: target)
+            let performer = records[index].performer
+            try performing(prepared, on: target.id) { () throws -> Void in try performer.addPlan(prepared) }
+            if recordsPlansForRecreation { planLogs[Int32(index), default: PlanLog()].add(plan) }
+            trace(.planAdded(prepared, performer: records[index].description))
 
         case .addNamed(let plan, let name, let targetID):
             try checkName(name)
@@ -272,40 +296,40 @@ public final class Scheduler {
             let (performerClass, prepared) = try resolve(plan, on: target)
             let key = NamedPlanKey(target: target.id, name: name)
             if let old = namedPlans[key] {
-                try remove(named: name, from: old, key: key)
+                try remove(named: name, from: Int(old), key: key)
             }
-            let record = try performerRecord(performerClass, target: target)
-            guard let named = record.named else {
+            let index = try performerRecord(performerClass, target: target)
+            guard let named = records[index].named else {
                 throw CommitError(
                     code: .unsupportedOperation,
-                    message: "performer class \(record.description.className) does not perform named plans. To fix, add the plan without a name.")
+                    message: "performer class \(performerClass.name) does not perform named plans. To fix, add the plan without a name.")
             }
             try performing(prepared, on: target.id) { () throws -> Void in try named.addPlan(prepared, named: name) }
-            namedPlans[key] = record
-            if recordsPlansForRecreation { record.planLog.add(plan, named: name) }
-            trace(.namedPlanAdded(prepared, name: name, performer: record.description))
+            namedPlans[key] = Int32(index)
+            if recordsPlansForRecreation { planLogs[Int32(index), default: PlanLog()].add(plan, named: name) }
+            trace(.namedPlanAdded(prepared, name: name, performer: records[index].description))
 
         case .removeNamed(let name, let targetID):
             try checkName(name)
             let target = try target(targetID)
             let key = NamedPlanKey(target: target.id, name: name)
-            guard let record = namedPlans[key] else { return }  // R15
-            try remove(named: name, from: record, key: key)
+            guard let index = namedPlans[key] else { return }  // R15
+            try remove(named: name, from: Int(index), key: key)
         }
     }
 
-    private func remove(named name: String, from record: PerformerRecord, key: NamedPlanKey) throws(CommitError) {
+    private func remove(named name: String, from index: Int, key: NamedPlanKey) throws(CommitError) {
         do {
-            try record.named?.removePlan(named: name)
+            try records[index].named?.removePlan(named: name)
         } catch {
             throw CommitError(
                 code: .performerRefused,
-                message: "performer \(record.description) failed to remove the plan named \"\(name)\": \(error)",
+                message: "performer \(records[index].description) failed to remove the plan named \"\(name)\": \(error)",
                 underlying: error)
         }
         namedPlans[key] = nil
-        record.planLog.remove(named: name)
-        trace(.namedPlanRemoved(name: name, performer: record.description))
+        planLogs[Int32(index)]?.remove(named: name)
+        trace(.namedPlanRemoved(name: name, performer: records[index].description))
     }
 
     /// Runs a performer call for a plan, tracking the emission chain (R25). An emission that fails inside
@@ -398,25 +422,48 @@ public final class Scheduler {
         return found
     }
 
-    private func performerRecord(_ performerClass: PerformerClass, target: Target) throws(CommitError) -> PerformerRecord {
-        let key = PerformerKey(target: target.id, classID: ObjectIdentifier(performerClass))
-        if let existing = performers[key] { return existing }
-        return try makePerformer(performerClass, target: target, key: key) { record in
-            performers[key] = record
-            performerOrder.append(record)
+    /// The record index of the performer of `performerClass` on `target`, made if it has none (R5–R9).
+    private func performerRecord(_ performerClass: PerformerClass, target: Target) throws(CommitError) -> Int {
+        let targetIndex = target.index
+        if targetIndex < firstPerformerOfTarget.count {
+            var index = firstPerformerOfTarget[targetIndex]
+            while index >= 0 {
+                if records[Int(index)].performerClass === performerClass { return Int(index) }
+                index = records[Int(index)].nextOnTarget
+            }
+        } else {
+            firstPerformerOfTarget.append(contentsOf: repeatElement(-1, count: targetIndex + 1 - firstPerformerOfTarget.count))
         }
+        let index = records.count
+        try makePerformer(performerClass, target: target, index: index) { record in
+            // The target's newest performer goes first in its chain (a target has a few at most).
+            record.nextOnTarget = firstPerformerOfTarget[targetIndex]
+            firstPerformerOfTarget[targetIndex] = Int32(index)
+            records.append(record)
+        }
+        return index
     }
 
-    /// Makes a performer for `key` with its class's factory; `install` puts its record in place before the
-    /// emitter and token generator are handed over (R11) and its creation is traced. When the factory fails,
-    /// nothing is installed and the tokens it took are dropped.
+    /// The record index of the performer `key` names, or `nil` when it names none (a performer replaced by
+    /// ``recreatePerformers(of:)``, or one whose creation failed or is under way).
+    private func record(of key: PerformerKey) -> Int? {
+        let index = Int(key.index)
+        guard index < records.count, records[index].incarnation == key.incarnation else { return nil }
+        return index
+    }
+
+    /// Makes a performer for record `index` with its class's factory; `install` puts its record in place
+    /// before the emitter and token generator are handed over (R11) and its creation is traced. When the
+    /// factory fails, nothing is installed and the tokens it took are dropped.
     private func makePerformer(
-        _ performerClass: PerformerClass, target: Target, key: PerformerKey, install: (PerformerRecord) -> Void
-    ) throws(CommitError) -> PerformerRecord {
+        _ performerClass: PerformerClass, target: Target, index: Int, install: (inout PerformerRecord) -> Void
+    ) throws(CommitError) {
+        let key = PerformerKey(index: Int32(index), incarnation: nextIncarnation)
+        nextIncarnation &+= 1
         let emitter = TransactionEmitter(inbox: inbox, source: key)
         let tokenGenerator = IsActiveTokenGenerator(inbox: inbox, owner: key)
         let performer: any Performer
-        creating = key
+        creating = (key, PerformerDescription(target: target.id, className: performerClass.name))
         defer {
             creating = nil
             tokensDuringCreation.removeAll()
@@ -431,8 +478,29 @@ public final class Scheduler {
                 message: "performer class \(performerClass.name) (\(performerClass.origin)) could not be created: \(error)",
                 underlying: error)
         }
-        let record = PerformerRecord(key: key, performer: performer, performerClass: performerClass)
-        install(record)
+        var record = PerformerRecord(performer: performer, performerClass: performerClass, target: target, incarnation: key.incarnation)
+        if let batched = performer as? any BatchedFrameUpdating, let batch = batched.frameBatch {
+            let id = ObjectIdentifier(batch)
+            let batchIndex: Int32
+            if let known = frameBatchIndices[id] {
+                batchIndex = known
+            } else {
+                batchIndex = Int32(frameBatches.count)
+                frameBatches.append(batch)
+                frameBatchIndices[id] = batchIndex
+            }
+            precondition(batchIndex <= Int16.max, "a scheduler updates at most 32,768 frame batches")
+            (record.frameBatch, record.frameHandle) = (Int16(batchIndex), batched.frameBatchMember)
+        } else if let updater = performer as? any FrameUpdating {
+            let box = FrameUpdaterBox(updater)
+            updaterBoxes[key.index] = box
+            (record.frameBatch, record.frameHandle) = (-1, OpaquePointer(Unmanaged.passUnretained(box).toOpaque()))
+        }
+        if record.frameBatch >= 0 || record.frameHandle == nil, !updaterBoxes.isEmpty {
+            // A performer replaced (R43) by one that is batched or not frame-updated leaves no box behind.
+            updaterBoxes[key.index] = nil
+        }
+        install(&record)
         // R11: the emitter and token generator are handed over once, before the first plan.
         if let composable = performer as? any ComposablePerforming { composable.setEmitter(emitter) }
         if let continuous = performer as? any ContinuousPerforming { continuous.setIsActiveTokenGenerator(tokenGenerator) }
@@ -441,7 +509,6 @@ public final class Scheduler {
         for token in tokensDuringCreation {
             if token.isTerminated { terminatedBeforeSeen.remove(token.id) } else { tokenGenerated(token, owner: key) }
         }
-        return record
     }
 
     // MARK: Re-creating performers (R43)
@@ -501,18 +568,19 @@ public final class Scheduler {
             isRecreating = false
             if (activeTokenCount > 0) != wasActive { activityChanged(activeTokenCount > 0) }
         }
-        for (record, target, plans) in replacePerformers(of: ids, failures: &result.failures) {
-            result.recreated.append(record.description)
+        for (index, target, plans) in replacePerformers(of: ids, failures: &result.failures) {
+            let description = records[index].description
+            result.recreated.append(description)
             for entry in plans {
                 do {
-                    try readd(entry, to: record, on: target)
+                    try readd(entry, to: index, on: target)
                     result.readdedPlanCount += 1
                 } catch {
                     var error = error
                     error.target = target.id
                     error.planType = entry.plan.type
                     error.message =
-                        "re-adding \(entry.name.map { "the plan named \(JSONText.quoted($0))" } ?? "a plan") of type \(JSONText.quoted(entry.plan.type)) to the new \(record.description) failed, so it was dropped: \(error.message)"
+                        "re-adding \(entry.name.map { "the plan named \(JSONText.quoted($0))" } ?? "a plan") of type \(JSONText.quoted(entry.plan.type)) to the new \(description) failed, so it was dropped: \(error.message)"
                     result.failures.append(error)
                 }
             }
@@ -520,36 +588,32 @@ public final class Scheduler {
         return result
     }
 
-    /// The first half of ``recreatePerformers(of:)``: makes the new performers and removes the old ones.
-    /// The old records are released when this returns (their performers destroyed), before any plan is
-    /// re-added.
-    /// - Returns: Each new record, its target and the plans its predecessor held.
+    /// The first half of ``recreatePerformers(of:)``: makes the new performers and puts them in the old ones'
+    /// places. The old records are released when this returns (their performers destroyed), before any plan
+    /// is re-added.
+    /// - Returns: Each new record's index, its target and the plans its predecessor held.
     private func replacePerformers(of ids: Set<ObjectIdentifier>, failures: inout [CommitError])
-        -> [(PerformerRecord, Target, [PlanLog.Entry])]
+        -> [(Int, Target, [PlanLog.Entry])]
     {
-        let chosen = performerOrder.enumerated().filter { ids.contains($0.element.key.classID) }
+        let chosen = records.indices.filter { ids.contains(ObjectIdentifier(records[$0].performerClass)) }
         guard !chosen.isEmpty else { return [] }
-        let chosenIDs = Set(chosen.map { ObjectIdentifier($0.element) })
-        var tokensByOwner: [ObjectIdentifier: [UInt64]] = [:]
-        for (id, token) in tokens where chosenIDs.contains(ObjectIdentifier(token.owner)) {
-            tokensByOwner[ObjectIdentifier(token.owner), default: []].append(id)
-        }
-        var replaced: Set<UnsafeMutableRawPointer> = []
-        var made: [(PerformerRecord, Target, [PlanLog.Entry])] = []
-        for (index, old) in chosen {
-            guard let target = scene.target(old.key.target) else { continue }
-            var key = old.key
-            key.incarnation &+= 1
+        // Kept alive until this returns, so no new performer's frame handle can reuse an old one's address.
+        var retired: [PerformerRecord] = []
+        var made: [(Int, Target, [PlanLog.Entry])] = []
+        for index in chosen {
+            let old = records[index]
+            let target = old.target
+            let oldKey = PerformerKey(index: Int32(index), incarnation: old.incarnation)
             do {
-                let new = try makePerformer(old.performerClass, target: target, key: key) { new in
+                try makePerformer(old.performerClass, target: target, index: index) { new in
                     // R37 for the replaced performer: its outstanding tokens end, traced.
-                    for id in (tokensByOwner[ObjectIdentifier(old)] ?? []).sorted() { endToken(id) }
+                    for token in outstandingTokens(where: { $0 == oldKey }) { endToken(token) }
                     trace(.performerDestroyed(old.description))
-                    performers[key] = new
-                    performerOrder[index] = new
+                    new.nextOnTarget = old.nextOnTarget
+                    retired.append(records[index])
+                    records[index] = new
                 }
-                replaced.insert(Unmanaged.passUnretained(old).toOpaque())
-                made.append((new, target, old.planLog.plans))
+                made.append((index, target, planLogs.removeValue(forKey: Int32(index))?.plans ?? []))
             } catch {
                 var error = error
                 error.target = target.id
@@ -557,81 +621,108 @@ public final class Scheduler {
                 failures.append(error)
             }
         }
-        // The old records leave the frame list (which does not retain them) and the names they held, while
-        // `chosen` still keeps them alive.
-        frameUpdaters.removeAll { replaced.contains($0.record.toOpaque()) }
-        namedPlans = namedPlans.filter { !replaced.contains(Unmanaged.passUnretained($0.value).toOpaque()) }
+        // The old performers leave the frame list (a slot of a replaced one has a handle its new record does
+        // not have) and the names they held, while `retired` still keeps them alive.
+        let replaced = Set(made.map { Int32($0.0) })
+        frameUpdaters.removeAll { slot in
+            replaced.contains(slot.performer) && records[Int(slot.performer)].frameHandle != slot.handle
+        }
+        namedPlans = namedPlans.filter { !replaced.contains($0.value) }
+        withExtendedLifetime(retired) {}
         return made
     }
 
     /// Gives a re-created performer one of its predecessor's plans again, prepared and checked by its class.
-    private func readd(_ entry: PlanLog.Entry, to record: PerformerRecord, on target: Target) throws(CommitError) {
+    private func readd(_ entry: PlanLog.Entry, to index: Int, on target: Target) throws(CommitError) {
         let (_, prepared) = try resolve(entry.plan, on: target)
         guard let name = entry.name else {
-            try performing(prepared, on: target.id) { () throws -> Void in try record.performer.addPlan(prepared) }
-            record.planLog.add(entry.plan)
-            trace(.planAdded(prepared, performer: record.description))
+            let performer = records[index].performer
+            try performing(prepared, on: target.id) { () throws -> Void in try performer.addPlan(prepared) }
+            planLogs[Int32(index), default: PlanLog()].add(entry.plan)
+            trace(.planAdded(prepared, performer: records[index].description))
             return
         }
-        guard let named = record.named else {
+        guard let named = records[index].named else {
             throw CommitError(
-                code: .unsupportedOperation, message: "performer class \(record.description.className) does not perform named plans any more")
+                code: .unsupportedOperation,
+                message: "performer class \(records[index].performerClass.name) does not perform named plans any more")
         }
         try performing(prepared, on: target.id) { () throws -> Void in try named.addPlan(prepared, named: name) }
-        namedPlans[NamedPlanKey(target: target.id, name: name)] = record
-        record.planLog.add(entry.plan, named: name)
-        trace(.namedPlanAdded(prepared, name: name, performer: record.description))
+        namedPlans[NamedPlanKey(target: target.id, name: name)] = Int32(index)
+        planLogs[Int32(index), default: PlanLog()].add(entry.plan, named: name)
+        trace(.namedPlanAdded(prepared, name: name, performer: records[index].description))
+    }
+
+    /// The outstanding tokens whose owner satisfies `isOwner`, in the order they were generated (by id).
+    private func outstandingTokens(where isOwner: (PerformerKey) -> Bool) -> [IsActiveToken] {
+        var found = records.compactMap { $0.token }.filter { isOwner($0.owner) }
+        found += extraTokens.values.filter { isOwner($0.owner) }
+        return found.sorted { $0.id < $1.id }
     }
 
     /// Ends an outstanding token on the scheduler's behalf (its performer is going): invalidated, so that
     /// the performer's own terminate later does nothing, and traced.
-    private func endToken(_ id: UInt64) {
-        guard let record = tokens.removeValue(forKey: id) else { return }
-        record.token.invalidate()
-        record.owner.tokenCount -= 1
-        trace(.tokenTerminated(id: id, performer: record.owner.description))
+    private func endToken(_ token: IsActiveToken) {
+        guard let index = record(of: token.owner), forget(token.id, of: index) else { return }
+        token.invalidate()
+        trace(.tokenTerminated(id: token.id, performer: records[index].description))
         activeTokenCount -= 1
         if activeTokenCount == 0 { activityChanged(false) }
+    }
+
+    /// Removes an outstanding token from its performer's record (or ``extraTokens``) and lowers the
+    /// performer's count.
+    /// - Returns: `false` when the performer did not hold it.
+    private func forget(_ id: UInt64, of index: Int) -> Bool {
+        if records[index].token?.id == id {
+            records[index].token = nil
+        } else if extraTokens.removeValue(forKey: id) == nil {
+            return false
+        }
+        records[index].tokenCount -= 1
+        return true
     }
 
     // MARK: Tokens
 
     func tokenGenerated(_ token: IsActiveToken, owner: PerformerKey) {
         if terminatedBeforeSeen.remove(token.id) != nil { return }
-        let current = performers[owner]
-        if let creating, owner.isSamePerformer(as: creating), current.map({ !$0.key.isSamePerformer(as: owner) }) ?? true {
+        let index = record(of: owner)
+        if let creating, creating.key == owner, index == nil {
             tokensDuringCreation.append(token)
             return
         }
         // A performer that was replaced (R43) takes no more tokens.
-        guard let record = current, record.key.incarnation == owner.incarnation else {
+        guard let index else {
             token.invalidate()
             return
         }
-        tokens[token.id] = TokenRecord(token: token, owner: record)
-        record.tokenCount += 1
-        trace(.tokenGenerated(id: token.id, performer: record.description))
-        if record.tokenCount == 1, record.frameUpdater != nil, !record.isInUpdateList {
-            record.isInUpdateList = true
-            frameUpdaters.append(FrameUpdaterSlot(record))
+        if records[index].token == nil {
+            records[index].token = token
+        } else {
+            extraTokens[token.id] = token
+        }
+        records[index].tokenCount += 1
+        trace(.tokenGenerated(id: token.id, performer: records[index].description))
+        if records[index].tokenCount == 1, !records[index].isInUpdateList, let handle = records[index].frameHandle {
+            records[index].isInUpdateList = true
+            frameUpdaters.append(FrameSlot(performer: Int32(index), batch: Int32(records[index].frameBatch), handle: handle))
         }
         activeTokenCount += 1
         if activeTokenCount == 1 { activityChanged(true) }
     }
 
-    func tokenTerminated(_ id: UInt64) {
-        guard let record = tokens.removeValue(forKey: id) else {
+    func tokenTerminated(_ id: UInt64, owner: PerformerKey) {
+        guard let index = record(of: owner), forget(id, of: index) else {
             // Generated on another thread and not yet seen here: skip it when it arrives.
             terminatedBeforeSeen.insert(id)
             return
         }
-        let owner = record.owner
-        owner.tokenCount -= 1
-        if owner.tokenCount == 0 {
+        if records[index].tokenCount == 0 {
             tokenCountsEnded &+= 1
-            if owner.isInUpdateList { frameUpdatersNeedCompaction = true }
+            if records[index].isInUpdateList { frameUpdatersNeedCompaction = true }
         }
-        trace(.tokenTerminated(id: id, performer: owner.description))
+        trace(.tokenTerminated(id: id, performer: records[index].description))
         activeTokenCount -= 1
         if activeTokenCount == 0 { activityChanged(false) }
     }
@@ -661,7 +752,7 @@ public final class Scheduler {
                     errors.append(error)
                 }
             case .tokenGenerated(let token, let owner): tokenGenerated(token, owner: owner)
-            case .tokenTerminated(let id): tokenTerminated(id)
+            case .tokenTerminated(let id, let owner): tokenTerminated(id, owner: owner)
             }
         }
         return errors
@@ -681,9 +772,9 @@ public final class Scheduler {
         if frameUpdatersNeedCompaction {
             frameUpdatersNeedCompaction = false
             frameUpdaters.removeAll { slot in
-                let record = slot.record.takeUnretainedValue()
-                guard record.tokenCount == 0 else { return false }
-                record.isInUpdateList = false
+                let index = Int(slot.performer)
+                guard records[index].tokenCount == 0 else { return false }
+                records[index].isInUpdateList = false
                 return true
             }
         }
@@ -715,27 +806,27 @@ public final class Scheduler {
             while i < updaters.count {
                 let slot = updaters[i]
                 i += 1
-                slot.record._withUnsafeGuaranteedRef { record in
-                    guard record.tokenCount > 0 else { return }
-                    guard let (batchID, member) = slot.batch, let batch = record.frameBatch else {
-                        record.frameUpdater?.update(frame: frame)
-                        return
+                guard records[Int(slot.performer)].tokenCount > 0 else { continue }
+                guard slot.batch >= 0 else {
+                    // Borrowed, not retained: the record holds the box while its slot is listed.
+                    Unmanaged<FrameUpdaterBox>.fromOpaque(UnsafeRawPointer(slot.handle))._withUnsafeGuaranteedRef {
+                        $0.updater.update(frame: frame)
                     }
-                    // A run of consecutive members of one batch: one call for all of them, in order. The
-                    // walk reads the slots only (no record) unless a token count has dropped to zero
-                    // during this frame.
-                    members[0] = member
-                    var memberCount = 1
-                    let readsCounts = tokenCountsEnded != countsEndedAtStart
-                    while i < updaters.count, let (nextID, nextMember) = updaters[i].batch, nextID == batchID {
-                        let next = updaters[i].record
-                        i += 1
-                        if readsCounts, next._withUnsafeGuaranteedRef({ $0.tokenCount == 0 }) { continue }
-                        members[memberCount] = nextMember
-                        memberCount += 1
-                    }
-                    batch.update(UnsafeBufferPointer(rebasing: members[..<memberCount]), frame: frame)
+                    continue
                 }
+                // A run of consecutive members of one batch: one call for all of them, in order. The walk reads
+                // the slots only (no record) unless a token count has dropped to zero during this frame.
+                members[0] = slot.handle
+                var memberCount = 1
+                let readsCounts = tokenCountsEnded != countsEndedAtStart
+                while i < updaters.count, updaters[i].batch == slot.batch {
+                    let next = updaters[i]
+                    i += 1
+                    if readsCounts, records[Int(next.performer)].tokenCount == 0 { continue }
+                    members[memberCount] = next.handle
+                    memberCount += 1
+                }
+                frameBatches[Int(slot.batch)].update(UnsafeBufferPointer(rebasing: members[..<memberCount]), frame: frame)
             }
         }
         return errors
@@ -744,7 +835,7 @@ public final class Scheduler {
     /// The number of performers that will be updated on the next frame.
     public var frameUpdatedPerformerCount: Int {
         checkThread("frameUpdatedPerformerCount")
-        return frameUpdaters.lazy.filter { $0.record.takeUnretainedValue().tokenCount > 0 }.count
+        return frameUpdaters.lazy.filter { self.records[Int($0.performer)].tokenCount > 0 }.count
     }
 }
 
@@ -753,62 +844,61 @@ private struct NamedPlanKey: Hashable {
     let name: String
 }
 
-private struct TokenRecord {
-    let token: IsActiveToken
-    let owner: PerformerRecord
+/// A frame-updated performer in the frame list (16 bytes), made once with its record: a frame walks a
+/// batch's run reading these alone, where reading one record or object per member (a cache miss each, with
+/// 10,000 performers) cost about 2.7 ns per member of TweenKit's frame tick.
+private struct FrameSlot {
+    /// The performer's record index.
+    let performer: Int32
+    /// Its batch's index in ``Scheduler/frameBatches``, or -1 when it is updated alone.
+    let batch: Int32
+    /// Its ``BatchedFrameUpdating/frameBatchMember``, or (alone) its record's ``FrameUpdaterBox``, unretained.
+    let handle: OpaquePointer
 }
 
-/// A frame-updated performer in update order, with its batch identity and member handle copied out of its
-/// record: a frame walks a batch's run in a tight loop, where reading one record object per member (a
-/// cache miss each, with 10,000 performers) cost about 2.7 ns per member of TweenKit's frame tick.
-private struct FrameUpdaterSlot {
-    /// Unretained: every record is kept alive by `performers` while it is in the frame list (a record
-    /// replaced by recreatePerformers leaves the list first, R43).
-    let record: Unmanaged<PerformerRecord>
-    /// The record's batch identity and member handle, or `nil` when it is not batched.
-    let batch: (id: ObjectIdentifier, member: OpaquePointer)?
-
-    init(_ record: PerformerRecord) {
-        self.record = Unmanaged.passUnretained(record)
-        if let id = record.frameBatchID, let member = record.frameBatchMember {
-            batch = (id, member)
-        } else {
-            batch = nil
-        }
-    }
+/// Holds a performer updated alone as `any FrameUpdating` in a `let` of a final class: only through an
+/// `Unmanaged` of a concrete class does a frame call it with no retain and release (Documentation/PITFALLS.md).
+private final class FrameUpdaterBox {
+    let updater: any FrameUpdating
+    init(_ updater: any FrameUpdating) { self.updater = updater }
 }
 
-private final class PerformerRecord {
-    // What a frame reads of a record comes first (declaration order is layout order), in its first 64
-    // bytes: the token count, the performer (unbatched) or its batch (a run's first member).
-    var tokenCount = 0
-    let frameUpdater: (any FrameUpdating)?
-    let frameBatch: (any FrameBatch)?
-    var isInUpdateList = false
-    /// The batch's identity (`nil` when not batched), copied into the record's ``FrameUpdaterSlot``.
-    let frameBatchID: ObjectIdentifier?
-    let frameBatchMember: OpaquePointer?
-    let key: PerformerKey
+/// One performer, a value in the scheduler's dense ``Scheduler/records`` (64 bytes): what is kept for
+/// every performer, with no dictionary entry or object of its own. Plan logs (R43), names (R13) and
+/// tokens past the first live in side tables only when used.
+private struct PerformerRecord {
     let performer: any Performer
-    let named: (any NamedPlanPerforming)?
-    let description: PerformerDescription
-    /// The class that made the performer, to make it again (R43).
+    /// The class that made the performer, its key with the target (R5–R8), and to make it again (R43).
     let performerClass: PerformerClass
-    /// The plans the performer holds, as they were committed or emitted (R43).
-    var planLog = PlanLog()
+    /// Unowned: the scene holds its targets for its life and the scheduler holds the scene (R42).
+    unowned(unsafe) let target: Target
+    /// The ``PerformerKey/incarnation`` of the attempt that made it.
+    let incarnation: UInt32
+    /// The next performer of the same target, or -1.
+    var nextOnTarget: Int32 = -1
+    var tokenCount: Int32 = 0
+    // The two flags share a word with `frameBatch` (declared between them and `token`): 64 bytes in all.
+    var isInUpdateList = false
+    let performsNamedPlans: Bool
+    /// The performer's ``FrameSlot/batch`` (-1: updated alone) when it is frame-updated.
+    var frameBatch: Int16 = -1
+    /// The performer's first outstanding token (most hold one at most); others are in ``Scheduler/extraTokens``.
+    var token: IsActiveToken?
+    /// The performer's ``FrameSlot/handle`` when it is frame-updated, else `nil`.
+    var frameHandle: OpaquePointer?
 
-    init(key: PerformerKey, performer: any Performer, performerClass: PerformerClass) {
-        self.key = key
+    init(performer: any Performer, performerClass: PerformerClass, target: Target, incarnation: UInt32) {
         self.performer = performer
         self.performerClass = performerClass
-        self.named = performer as? any NamedPlanPerforming
-        self.frameUpdater = performer as? any FrameUpdating
-        let batched = performer as? any BatchedFrameUpdating
-        self.frameBatch = batched?.frameBatch
-        self.frameBatchMember = batched?.frameBatchMember
-        self.frameBatchID = frameBatch.map { ObjectIdentifier($0) }
-        self.description = PerformerDescription(target: key.target, className: performerClass.name)
+        self.target = target
+        self.incarnation = incarnation
+        self.performsNamedPlans = performer is any NamedPlanPerforming
     }
+
+    /// The performer as a performer of named plans, if it is one.
+    var named: (any NamedPlanPerforming)? { performsNamedPlans ? performer as? any NamedPlanPerforming : nil }
+
+    var description: PerformerDescription { PerformerDescription(target: target.id, className: performerClass.name) }
 }
 
 /// The plans one performer holds, in the order it was given them: every plain plan, and each name's latest

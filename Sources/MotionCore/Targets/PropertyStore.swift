@@ -44,7 +44,10 @@ public struct PropertySlot: Hashable, Sendable, Comparable, CustomStringConverti
 ///    `records[s].offset + capacity <= componentCount <= componentCapacity`; no two slots' ranges overlap.
 /// 3. A slot is in `changes` exactly when its `isDirty` is set, and at most once: so `changeCount <=
 ///    slotCount`, and appending to `changes` needs no capacity check.
-/// 4. `slotsByKey[key(target, property)] == s` exactly when `records[s]` is that pair's record.
+/// 4. The slots of target `t` are `firstSlotOfTarget[t]`, then `nextSlotOfTarget[s]` from each (-1 ends the
+///    chain), each slot on exactly one chain, its own target's: `records[s].target == t`. A slot is found by
+///    walking its target's chain (a target has a few properties), with no table keyed by (target, property):
+///    8 bytes per slot and target instead of a dictionary entry.
 /// 5. Components past a slot's `count` (within its capacity) are 0, so growing `count` exposes zeros.
 ///
 /// Thread rule: the scene's (its scheduler's thread) only. Not reentrant-safe by itself: ``drain(_:)``
@@ -89,7 +92,12 @@ final class PropertyStore {
     @usableFromInline @exclusivity(unchecked) var changes: UnsafeMutablePointer<Int32>
     private var spareChanges: UnsafeMutablePointer<Int32>
     @usableFromInline @exclusivity(unchecked) var changeCount = 0
-    private var slotsByKey: [UInt64: Int32] = [:]
+    // Walked by every write by property id (``Target/setValue(_:for:)``): no dynamic exclusivity check (one
+    // cost more than the walk), as for the per-frame fields above.
+    /// Invariant 4: per target index, its newest slot, or -1.
+    @exclusivity(unchecked) private var firstSlotOfTarget: [Int32] = []
+    /// Invariant 4: per slot, the next (older) slot of its target, or -1.
+    @exclusivity(unchecked) private var nextSlotOfTarget: [Int32] = []
 
     init() {
         records = .allocate(capacity: 0)
@@ -105,19 +113,21 @@ final class PropertyStore {
         spareChanges.deallocate()
     }
 
-    @inline(__always)
-    private static func key(_ target: Int, _ property: Int32) -> UInt64 {
-        UInt64(UInt32(truncatingIfNeeded: target)) << 32 | UInt64(UInt32(bitPattern: property))
-    }
-
     /// The slot of a (target, property) pair, if it has one.
-    func existingSlot(target: Int, property: Int32) -> Int32? { slotsByKey[Self.key(target, property)] }
+    func existingSlot(target: Int, property: Int32) -> Int32? {
+        guard target < firstSlotOfTarget.count else { return nil }
+        var slot = firstSlotOfTarget[target]
+        while slot >= 0 {
+            if records[Int(slot)].property == property { return slot }
+            slot = nextSlotOfTarget[Int(slot)]
+        }
+        return nil
+    }
 
     /// The slot of a (target, property) pair, made (with no value, room for `capacity` components) if it
     /// had none.
     func slot(target: Int, property: Int32, capacity: Int = 1) -> Int32 {
-        let key = Self.key(target, property)
-        if let slot = slotsByKey[key] { return slot }
+        if let slot = existingSlot(target: target, property: property) { return slot }
         if slotCount == slotCapacity { growSlots() }
         let slot = Int32(slotCount)
         let width = UInt8(Swift.min(Swift.max(capacity, 1), PropertyValue.maximumCount))
@@ -125,7 +135,11 @@ final class PropertyStore {
             offset: reserveComponents(Int(width)), count: 0, capacity: width, isDirty: false, target: Int32(target),
             property: property)
         slotCount += 1
-        slotsByKey[key] = slot
+        if target >= firstSlotOfTarget.count {
+            firstSlotOfTarget.append(contentsOf: repeatElement(-1, count: target + 1 - firstSlotOfTarget.count))
+        }
+        nextSlotOfTarget.append(firstSlotOfTarget[target])
+        firstSlotOfTarget[target] = slot
         return slot
     }
 

@@ -15,7 +15,7 @@
 public final class Scene {
     private var propertyIDs: [String: PropertyID] = [:]
     @exclusivity(unchecked) private var propertyNames: [String] = []
-    private var targetsByID: [TargetID: Target] = [:]
+    private var targetsByID = TargetTable()
     /// The targets, in the order they were added.
     public private(set) var targets: [Target] = []
     @usableFromInline let store = PropertyStore()
@@ -64,12 +64,12 @@ public final class Scene {
     @discardableResult
     public func addTarget(_ id: TargetID, properties: [String: PropertyValue] = [:]) -> Target {
         let target: Target
-        if let existing = targetsByID[id] {
+        if let existing = self.target(id) {
             target = existing
         } else {
             target = Target(id: id, index: targets.count, scene: self, store: store)
-            targetsByID[id] = target
             targets.append(target)
+            targetsByID.insert(id, index: target.index, among: targets)
         }
         for (name, value) in properties.sorted(by: { $0.key < $1.key }) {
             target.setInitialValue(value, for: propertyID(name))
@@ -78,7 +78,9 @@ public final class Scene {
     }
 
     /// The target of that id, if the scene has one.
-    public func target(_ id: TargetID) -> Target? { targetsByID[id] }
+    public func target(_ id: TargetID) -> Target? {
+        targetsByID.index(of: id, among: targets).map { targets[$0] }
+    }
 
     /// The property changes recorded since the last call, in the order they first happened; a property
     /// that changed several times appears once, with its latest value.
@@ -108,6 +110,13 @@ public final class Scene {
     /// (a plugin host checks a batch of slot writes against it before applying any).
     public var propertySlotCount: Int { store.slotCount }
 
+    /// The value in a slot of any target of the scene, or `nil` when it has none yet.
+    /// - Parameter slot: A slot of this scene (below ``propertySlotCount``); another traps.
+    public func value(at slot: PropertySlot) -> PropertyValue? {
+        precondition(UInt32(bitPattern: slot.rawValue) < UInt32(truncatingIfNeeded: store.slotCount), "\(slot) is not a slot of this scene")
+        return store.value(slot.rawValue)
+    }
+
     /// Sets the one-component value of a slot of any target of the scene (a plugin host applying a batch
     /// it has checked); a value different from the current one is recorded as a change.
     /// - Parameters:
@@ -126,6 +135,49 @@ public final class Scene {
     public func setValue(_ value: PropertyValue, at slot: PropertySlot) {
         precondition(UInt32(bitPattern: slot.rawValue) < UInt32(truncatingIfNeeded: store.slotCount), "\(slot) is not a slot of this scene")
         store.set(slot.rawValue, value)
+    }
+}
+
+/// A scene's targets by name: an open-addressing table of (hash bits, index into the scene's `targets`) words,
+/// at most half full, so 8 to 16 bytes per target (a `[TargetID: Target]` took about 50 at a million, for its
+/// inline key and value and its growth). The names themselves stay in the targets.
+private struct TargetTable {
+    /// Each word: the top 32 bits of the name's hash, then the target's index + 1; 0 is an empty bucket.
+    private var buckets: [UInt64] = Array(repeating: 0, count: 16)
+    private var count = 0
+
+    private static func hashBits(_ id: TargetID) -> UInt64 { UInt64(UInt(bitPattern: id.hashValue)) >> 32 }
+
+    /// The index of the target named `id`, if there is one.
+    func index(of id: TargetID, among targets: [Target]) -> Int? {
+        let hash = Self.hashBits(id)
+        let mask = buckets.count - 1
+        var bucket = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let word = buckets[bucket]
+            if word == 0 { return nil }
+            if word >> 32 == hash, targets[Int(word & 0xFFFF_FFFF) - 1].id == id { return Int(word & 0xFFFF_FFFF) - 1 }
+            bucket = (bucket + 1) & mask
+        }
+    }
+
+    /// Adds a target that the table does not hold yet, at `index` of `targets`.
+    mutating func insert(_ id: TargetID, index: Int, among targets: [Target]) {
+        precondition(index < Int(UInt32.max), "a scene holds fewer than 2^32 - 1 targets")
+        if (count + 1) * 2 > buckets.count {
+            let old = buckets
+            buckets = Array(repeating: 0, count: old.count * 2)
+            for word in old where word != 0 { place(word) }
+        }
+        place(Self.hashBits(id) << 32 | UInt64(index + 1))
+        count += 1
+    }
+
+    private mutating func place(_ word: UInt64) {
+        let mask = buckets.count - 1
+        var bucket = Int(truncatingIfNeeded: word >> 32) & mask
+        while buckets[bucket] != 0 { bucket = (bucket + 1) & mask }
+        buckets[bucket] = word
     }
 }
 
@@ -155,7 +207,13 @@ public struct PropertyChange: Hashable, Sendable {
 public final class Target {
     /// The target's name.
     public let id: TargetID
-    @usableFromInline let index: Int
+    /// The target's place in its scene's `targets`, as the store's records name it.
+    @usableFromInline let rawIndex: Int32
+    @usableFromInline var index: Int { Int(rawIndex) }
+    /// The slot last written by property id (``setValue(_:for:)``), or -1: a performer (or a plugin through
+    /// `set_property`) that writes one property every frame finds it with one compare. Beside `rawIndex`, so
+    /// a target stays 56 bytes.
+    @exclusivity(unchecked) private var lastSlot: Int32 = -1
     /// The scene that owns this target.
     public unowned let scene: Scene
     // The scene's store, held strongly (it holds no target): the per-write path reads it with no
@@ -164,7 +222,8 @@ public final class Target {
 
     init(id: TargetID, index: Int, scene: Scene, store: PropertyStore) {
         self.id = id
-        self.index = index
+        precondition(index < Int(Int32.max), "a scene holds fewer than 2^31 - 1 targets")
+        self.rawIndex = Int32(index)
         self.scene = scene
         self.store = store
     }
@@ -186,20 +245,16 @@ public final class Target {
     }
 
     /// Sets a property's value; a value different from the current one is recorded as a change.
+    ///
     public func setValue(_ value: PropertyValue, for property: PropertyID) {
-        store.set(cachedSlot(property, capacity: value.count), value)
-    }
-
-    // The last property written by id and its slot: a performer (or a plugin through set_property) that
-    // writes one property of its target every frame finds the slot with no lookup.
-    @exclusivity(unchecked) private var lastProperty: Int32 = -1
-    @exclusivity(unchecked) private var lastSlot: Int32 = 0
-
-    private func cachedSlot(_ property: PropertyID, capacity: Int) -> Int32 {
-        if property.rawValue == lastProperty { return lastSlot }
-        let slot = store.slot(target: index, property: property.rawValue, capacity: capacity)
-        (lastProperty, lastSlot) = (property.rawValue, slot)
-        return slot
+        let last = lastSlot
+        if last >= 0, store.record(last).property == property.rawValue {
+            store.set(last, value)
+            return
+        }
+        let slot = store.slot(target: index, property: property.rawValue, capacity: value.count)
+        lastSlot = slot
+        store.set(slot, value)
     }
 
     /// Sets a property's value by name; see ``setValue(_:for:)``.
@@ -248,7 +303,7 @@ public final class Target {
     func checkOwnership(_ slot: PropertySlot) {
         precondition(
             UInt32(bitPattern: slot.rawValue) < UInt32(truncatingIfNeeded: store.slotCount)
-                && Int(store.record(slot.rawValue).target) == index,
+                && store.record(slot.rawValue).target == rawIndex,
             "\(slot) is not a slot of target \(id.name)")
     }
 

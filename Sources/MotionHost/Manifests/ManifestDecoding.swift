@@ -590,17 +590,20 @@ struct ManifestDecoder {
 
     /// Why a manifest's `library` is not an allowed relative path, or `nil` when it is.
     static func libraryPathProblem(_ path: String) -> String? {
-        // The usual path, ASCII, in one pass over its bytes (for ASCII the rules below read the same:
-        // every Character is one byte); the others through the Character-based rules.
+        // The usual path, ASCII, in one pass over its bytes; the others by the rules below, which read UTF-8
+        // bytes as the kernel does, not Characters (a combining mark after "/" makes one Character of the two).
         var bytes = path
         if bytes.withUTF8(isAllowedASCIILibraryPath) { return nil }
-        if path.isEmpty { return "is empty" }
-        if path.utf8.contains(0) { return "contains a NUL byte" }
-        if path.hasPrefix("/") { return "is absolute" }
-        if path.hasPrefix("~") { return "starts with \"~\" (paths are not expanded)" }
-        let components = path.split(separator: "/", omittingEmptySubsequences: true)
-        if components.contains("..") { return "escapes the folder with \"..\"" }
-        if components.isEmpty || components.allSatisfy({ $0 == "." }) || path.hasSuffix("/") {
+        let utf8 = path.utf8
+        let slash = UInt8(ascii: "/")
+        let dot = UInt8(ascii: ".")
+        if utf8.isEmpty { return "is empty" }
+        if utf8.contains(0) { return "contains a NUL byte" }
+        if utf8.first == slash { return "is absolute" }
+        if utf8.first == UInt8(ascii: "~") { return "starts with \"~\" (paths are not expanded)" }
+        let components = utf8.split(separator: slash, omittingEmptySubsequences: true)
+        if components.contains(where: { $0.elementsEqual([dot, dot]) }) { return "escapes the folder with \"..\"" }
+        if components.isEmpty || components.allSatisfy({ $0.elementsEqual([dot]) }) || utf8.last == slash {
             return "names a folder, not a file"
         }
         return nil

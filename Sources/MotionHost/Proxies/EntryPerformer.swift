@@ -17,8 +17,6 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
     private let pluginName: UnsafePointer<CChar>
     /// The plugin's log route (the host's sink), copied once for the per-frame path.
     private let logRoute: PluginLogRoute
-    private var buffer: [UInt8] = []
-    private var error = motion_error()
 
     /// Creates the plugin's performer of `className` for `target` (`create_performer`).
     /// - Throws: ``PluginError`` with `.unknownClass` or `.creationFailed` and the plugin's message.
@@ -34,8 +32,7 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
         context.emitter = performerContext.emitter
         context.tokenGenerator = performerContext.tokenGenerator
         self.context = context
-        var error = motion_error()
-        error.struct_size = UInt32(MemoryLayout<motion_error>.size)
+        var error = Self.makeError()
         let created = className.withCString { classPointer in
             PluginLog.routing(plugin.logRoute) {
                 PluginCrashReport.calling(plugin.cName, .create) {
@@ -61,7 +58,6 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
         self.frameUpdate = plugin.frames?.pointee.update
         self.pluginName = plugin.cName
         self.logRoute = plugin.logRoute
-        self.error.struct_size = UInt32(MemoryLayout<motion_error>.size)
     }
 
     deinit {
@@ -74,9 +70,22 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
     func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { context.tokenGenerator = generator }
 
     func addPlan(_ plan: Plan) throws {
+        if let handles = plugin.planHandles, let add = handles.pointee.add_plan {
+            // By handle (motion/plans.h): the plugin reads the fields the host holds; no JSON is written.
+            var error = Self.makeError()
+            let status = PlansInFlight.withHandle(plan) { handle in
+                PluginLog.routing(plugin.logRoute) {
+                    PluginCrashReport.calling(plugin.cName, .addPlan) { add(performer, handle, &error) }
+                }
+            }
+            return try check(status, error, "add_plan", plan.type)
+        }
+        // The JSON and the error live on this call's stack, not in the performer: a performer is handed
+        // plans rarely, and a motion_error (520 bytes) kept per performer was a fifth of a running Tween's
+        // memory.
+        var buffer: [UInt8] = []
         try plan.writeJSON(into: &buffer)
-        defer { buffer.removeAll(keepingCapacity: true) }
-        resetError()
+        var error = Self.makeError()
         let status = buffer.withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
                 PlansInFlight.with(plan, bytes: chars) {
@@ -88,13 +97,24 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
                 }
             }
         }
-        try check(status, "add_plan", plan.type)
+        try check(status, error, "add_plan", plan.type)
     }
 
     func addPlan(_ plan: Plan, named name: String) throws {
+        if let handles = plugin.planHandles, let add = handles.pointee.add_named_plan {
+            var error = Self.makeError()
+            let status = name.withCString { namePointer in
+                PlansInFlight.withHandle(plan) { handle in
+                    PluginLog.routing(plugin.logRoute) {
+                        PluginCrashReport.calling(plugin.cName, .addNamedPlan) { add(performer, namePointer, handle, &error) }
+                    }
+                }
+            }
+            return try check(status, error, "add_named_plan", plan.type)
+        }
+        var buffer: [UInt8] = []
         try plan.writeJSON(into: &buffer)
-        defer { buffer.removeAll(keepingCapacity: true) }
-        resetError()
+        var error = Self.makeError()
         let status = name.withCString { namePointer in
             buffer.withUnsafeBufferPointer { bytes in
                 bytes.withMemoryRebound(to: CChar.self) { chars in
@@ -108,17 +128,17 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
                 }
             }
         }
-        try check(status, "add_named_plan", plan.type)
+        try check(status, error, "add_named_plan", plan.type)
     }
 
     func removePlan(named name: String) throws {
-        resetError()
+        var error = Self.makeError()
         let status = name.withCString { namePointer in
             PluginLog.routing(plugin.logRoute) {
                 PluginCrashReport.calling(plugin.cName, .removeNamedPlan) { plugin.table.pointee.remove_named_plan(performer, namePointer, &error) }
             }
         }
-        try check(status, "remove_named_plan", nil)
+        try check(status, error, "remove_named_plan", nil)
     }
 
     func update(frame: Frame) {
@@ -143,12 +163,14 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
 
     var acceptsDeviceMotion: Bool { plugin.deviceMotion != nil }
 
-    private func resetError() {
-        error.status = MOTION_OK
-        error.message.0 = 0
+    /// An empty error out-parameter for one plugin call.
+    private static func makeError() -> motion_error {
+        var error = motion_error()
+        error.struct_size = UInt32(MemoryLayout<motion_error>.size)
+        return error
     }
 
-    private func check(_ status: motion_status, _ call: String, _ planType: String?) throws(PluginError) {
+    private func check(_ status: motion_status, _ error: motion_error, _ call: String, _ planType: String?) throws(PluginError) {
         guard status != MOTION_OK else { return }
         let what = planType.map { " for plan type \"\($0)\"" } ?? ""
         var failure = PluginError(

@@ -25,6 +25,9 @@ public final class EntryPlugin: @unchecked Sendable {
     let library: String?
     let frames: UnsafePointer<motion_frames_v1>?
     let deviceMotion: UnsafePointer<motion_device_motion_v1>?
+    /// The plugin's plan-handles extension (`MOTION_EXTENSION_PLAN_HANDLES`, ABI 1.4), when its struct covers
+    /// both functions and neither is NULL: plans then go across by handle, with no JSON written.
+    let planHandles: UnsafePointer<motion_plan_handles_v1>?
 
     /// Calls a plugin's entry function and checks what it returns.
     ///
@@ -110,6 +113,13 @@ public final class EntryPlugin: @unchecked Sendable {
         self.updateMany = structCovers(frames, \motion_frames_v1.update_many) ? frames?.pointee.update_many : nil
         self.deviceMotion = Self.extensionTable(
             plugin, MOTION_EXTENSION_DEVICE_MOTION, \motion_device_motion_v1.receive, problems: &problems)
+        let handles = Self.extensionTable(plugin, MOTION_EXTENSION_PLAN_HANDLES, \motion_plan_handles_v1.add_named_plan, problems: &problems)
+        if let handles, handles.pointee.add_plan == nil {
+            problems.append("get_extension(\"\(MOTION_EXTENSION_PLAN_HANDLES)\") returned a struct whose add_plan is NULL; it is ignored")
+            self.planHandles = nil
+        } else {
+            self.planHandles = handles
+        }
         self.extensionProblems = problems
     }
 

@@ -41,7 +41,9 @@ final class HostContext: @unchecked Sendable {
     private struct State {
         var emitter: TransactionEmitter?
         var tokenGenerator: IsActiveTokenGenerator?
-        var live: [motion_token: IsActiveToken] = [:]
+        /// The tokens the plugin holds: a performer usually holds one, kept inline (a dictionary of one entry is
+        /// about 100 bytes per running performer); any more by id (``LiveTokens``).
+        var live = LiveTokens()
         /// The last ``rememberedTerminations`` tokens terminated through this context, oldest first from
         /// `next` (a ring).
         var terminated: [motion_token] = []
@@ -93,8 +95,8 @@ final class HostContext: @unchecked Sendable {
     @discardableResult
     func endAllTokens() -> Int {
         let tokens = state.withLock { state in
-            defer { state.live.removeAll() }
-            return state.live.sorted { $0.key < $1.key }.map(\.value)
+            defer { state.live = LiveTokens() }
+            return state.live.sortedByID()
         }
         for token in tokens { try? token.terminate() }
         return tokens.count
@@ -139,7 +141,7 @@ final class HostContext: @unchecked Sendable {
         let kept = state.withLock { state in
             // Retired meanwhile: the token is the scheduler's to end (it is gone or going).
             guard isLive else { return false }
-            state.live[token.id] = token
+            state.live.insert(token)
             return true
         }
         return kept ? token.id : nil
@@ -154,7 +156,7 @@ final class HostContext: @unchecked Sendable {
         enum Found { case live(IsActiveToken), terminated, unknown, gone }
         let found: Found = state.withLock { table in
             guard isLive else { return .gone }
-            if let token = table.live.removeValue(forKey: id) {
+            if let token = table.live.remove(id) {
                 if table.terminated.count < Self.rememberedTerminations {
                     table.terminated.append(id)
                 } else {
@@ -180,6 +182,30 @@ final class HostContext: @unchecked Sendable {
                 return MOTION_ERR_SCHEDULER_GONE
             }
         }
+    }
+}
+
+/// The is-active tokens a plugin holds through one context: the first inline, the rest by id.
+struct LiveTokens {
+    private var first: IsActiveToken?
+    private var more: [motion_token: IsActiveToken] = [:]
+
+    mutating func insert(_ token: IsActiveToken) {
+        if first == nil { first = token } else { more[token.id] = token }
+    }
+
+    /// Removes and returns the token `id`, or `nil` when none is held.
+    mutating func remove(_ id: motion_token) -> IsActiveToken? {
+        if let token = first, token.id == id {
+            first = nil
+            return token
+        }
+        return more.isEmpty ? nil : more.removeValue(forKey: id)
+    }
+
+    /// Every held token, in the order of their ids (the order they were generated in).
+    func sortedByID() -> [IsActiveToken] {
+        (more.values + (first.map { [$0] } ?? [])).sorted { $0.id < $1.id }
     }
 }
 

@@ -56,6 +56,7 @@ private let hostGetExtension: @convention(c) (UnsafePointer<CChar>?) -> UnsafeRa
     guard let id else { return nil }
     if strcmp(id, MOTION_HOST_EXTENSION_LOG) == 0 { return UnsafeRawPointer(HostInterface.logExtension) }
     if strcmp(id, MOTION_HOST_EXTENSION_PROPERTY_SLOTS) == 0 { return UnsafeRawPointer(HostInterface.slotsExtension) }
+    if strcmp(id, MOTION_HOST_EXTENSION_PLANS) == 0 { return UnsafeRawPointer(HostInterface.plansExtension) }
     return nil
 }
 

@@ -9,17 +9,23 @@ import MotionCore
 ///
 /// Thread rule: safe from any thread; each thread sees only its own stack.
 enum PlansInFlight {
-    private struct Entry {
-        /// The buffer's address, as a number: compared, never dereferenced.
+    struct Entry {
+        /// The buffer's address (or the handle's, ``withHandle(_:_:)``), as a number: compared, never
+        /// dereferenced.
         let start: UInt
+        /// The JSON's length; 0 for a plan by handle, which no JSON call (length > 0) can match.
         let length: Int
         let type: String
         let fields: [String: JSONValue]
+        let plan: Plan
     }
 
-    private final class ThreadStack {
+    final class ThreadStack {
         // One thread's own stack, used only by that thread and never re-entrantly within one access.
         @exclusivity(unchecked) var entries: [Entry] = []
+        /// Where `motion_plans_v1.read` copies the strings it hands out (the plan's inline strings have no
+        /// address of their own): valid until the plan's call returns.
+        let texts = TextArena()
     }
 
     private static let key: pthread_key_t = {
@@ -30,28 +36,71 @@ enum PlansInFlight {
         return key
     }()
 
-    private static var stack: ThreadStack {
+    static var stack: ThreadStack {
         if let pointer = pthread_getspecific(key) { return Unmanaged<ThreadStack>.fromOpaque(pointer).takeUnretainedValue() }
         let stack = ThreadStack()
         pthread_setspecific(key, Unmanaged.passRetained(stack).toOpaque())
         return stack
     }
 
+    /// This thread's stack, if it has one (no allocation).
+    static var existingStack: ThreadStack? {
+        pthread_getspecific(key).map { Unmanaged<ThreadStack>.fromOpaque($0).takeUnretainedValue() }
+    }
+
     /// Runs `body` with `plan` registered as the plan in `bytes`.
     static func with<R>(_ plan: Plan, bytes: UnsafeBufferPointer<CChar>, _ body: () -> R) -> R {
         guard let start = bytes.baseAddress else { return body() }
         let stack = self.stack
-        stack.entries.append(Entry(start: UInt(bitPattern: start), length: bytes.count, type: plan.type, fields: plan.fields))
+        stack.entries.append(Entry(start: UInt(bitPattern: start), length: bytes.count, type: plan.type, fields: plan.fields, plan: plan))
         defer { stack.entries.removeLast() }
         return body()
+    }
+
+    /// Runs `body` with `plan` registered under a handle of its own (`const motion_plan *`, motion/plans.h): the
+    /// address of one byte on this call's stack, unique while the call runs. Strings read meanwhile are freed
+    /// when it returns.
+    static func withHandle<R>(_ plan: Plan, _ body: (OpaquePointer) -> R) -> R {
+        let stack = self.stack
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1) { byte in
+            let handle = byte.baseAddress!
+            let mark = stack.texts.mark
+            let depth = stack.entries.count
+            stack.entries.append(Entry(start: UInt(bitPattern: handle), length: 0, type: plan.type, fields: plan.fields, plan: plan))
+            defer {
+                // With the JSON buffers motion_plans_v1.json filled for it meanwhile (``registerJSON(_:of:)``).
+                stack.entries.removeSubrange(depth...)
+                stack.texts.reset(to: mark)
+            }
+            return body(OpaquePointer(handle))
+        }
+    }
+
+    /// Registers the buffer `motion_plans_v1.json` filled with the JSON of the plan in entry `index` as that plan
+    /// in flight, until the handle's call returns: the plan-field functions (`plan_number` …) then answer for it
+    /// from the fields the host holds, as for add_plan's JSON.
+    static func registerJSON(_ bytes: UnsafeBufferPointer<CChar>, of index: Int, in stack: ThreadStack) {
+        guard let start = bytes.baseAddress, bytes.count > 0 else { return }
+        let entry = stack.entries[index]
+        stack.entries.append(Entry(start: UInt(bitPattern: start), length: bytes.count, type: entry.type, fields: entry.fields, plan: entry.plan))
+    }
+
+    /// The entry of the plan handed over by `handle` on this thread right now, innermost first, or `nil`.
+    static func entry(handle: OpaquePointer, in stack: ThreadStack) -> Int? {
+        let start = UInt(bitPattern: UnsafeRawPointer(handle))
+        var i = stack.entries.count - 1
+        while i >= 0 {
+            if stack.entries[i].start == start, stack.entries[i].length == 0 { return i }
+            i -= 1
+        }
+        return nil
     }
 
     /// A member of the plan in `json`: from the fields the host holds if it is a plan in flight on this
     /// thread, else parsed with `JSONParser`.
     static func value(_ json: UnsafePointer<CChar>, _ length: Int, member: String) -> JSONValue? {
         let start = UInt(bitPattern: json)
-        if let pointer = pthread_getspecific(key) {
-            let stack = Unmanaged<ThreadStack>.fromOpaque(pointer).takeUnretainedValue()
+        if let stack = existingStack {
             // By index, innermost first, without copying entries.
             var i = stack.entries.count - 1
             while i >= 0 {

@@ -12,6 +12,9 @@ struct Host: @unchecked Sendable {
     let raw: UnsafePointer<motion_host_v1>
     /// The host's property-slots extension (ABI 1.3, motion/slots.h), when it offers one covering `set_slots`.
     let slots: UnsafePointer<motion_property_slots_v1>?
+    /// The host's plans extension (ABI 1.4, motion/plans.h), when it offers one covering `json`: plans then
+    /// arrive by handle and are read in one call.
+    let plans: UnsafePointer<motion_plans_v1>?
 
     init(raw: UnsafePointer<motion_host_v1>) {
         self.raw = raw
@@ -25,6 +28,15 @@ struct Host: @unchecked Sendable {
             slots = table
         }
         self.slots = slots
+        var plans: UnsafePointer<motion_plans_v1>?
+        if Int(raw.pointee.struct_size) >= size, let getExtension = raw.pointee.get_extension,
+            let table = getExtension(MOTION_HOST_EXTENSION_PLANS)?.assumingMemoryBound(to: motion_plans_v1.self),
+            Int(table.pointee.struct_size) >= MemoryLayout<motion_plans_v1>.size, table.pointee.layout != nil,
+            table.pointee.read != nil, table.pointee.json != nil
+        {
+            plans = table
+        }
+        self.plans = plans
     }
 
     /// Whether the host's struct is large enough to hold `field` (motion_plugin.h, `MOTION_STRUCT_HAS_FIELD`).

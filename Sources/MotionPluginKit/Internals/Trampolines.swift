@@ -15,7 +15,19 @@ import CMotionABI
 /// `Sendable` because its dictionary of metatypes of `Sendable` plan types is immutable.
 final class PlanTable: Sendable {
     let types: [String: any PluginPlan.Type]
-    init(types: [String: any PluginPlan.Type]) { self.types = types }
+    /// The fields a plan by handle is read with (motion/plans.h).
+    let layout: PlanLayout
+    /// The plan types that read themselves from those fields, cast once here rather than per plan.
+    let readers: [String: any PlanFieldReading.Type]
+    /// For a `SinglePlanPerformer` whose plan type reads itself: reading and performing with no existential box
+    /// or cast in between.
+    let typedAdd: TypedAdd?
+    init(types: [String: any PluginPlan.Type], performer: (any PluginPerformer.Type)? = nil) {
+        self.types = types
+        self.layout = PlanLayout(types: types.keys.sorted().compactMap { types[$0] })
+        self.readers = types.compactMapValues { $0 as? any PlanFieldReading.Type }
+        self.typedAdd = (performer as? any SinglePlanPerformer.Type).flatMap { TypedAdd.make($0) }
+    }
 
     /// Decodes `{"type": ..., fields}` into the plan type it names.
     /// - Throws: `PlanJSONSyntaxError` (not JSON), `DecodingError` (a field), `PluginError` (no or an
@@ -80,6 +92,114 @@ final class PerformerBox {
         }
         return try json.withMemoryRebound(to: UInt8.self, capacity: length) {
             try plans.decodePlan(UnsafeBufferPointer(start: $0, count: length))
+        }
+    }
+}
+
+/// A `SinglePlanPerformer`'s plan read from its fields and performed, specialised for the performer and plan
+/// types once per class.
+struct TypedAdd: Sendable {
+    /// The plan type's name.
+    let type: String
+    /// Reads the plan and performs it: `false` when a field cannot be read this way (nothing was performed).
+    let add: @Sendable (any PluginPerformer, PlanFields, String?) throws -> Bool
+
+    static func make<S: SinglePlanPerformer>(_ performer: S.Type) -> TypedAdd? {
+        guard let reader = S.Plan.self as? any PlanFieldReading.Type else { return nil }
+        return make(performer, reader)
+    }
+
+    private static func make<S: SinglePlanPerformer, R: PlanFieldReading>(_: S.Type, _: R.Type) -> TypedAdd? {
+        guard R.self == S.Plan.self else { return nil }
+        return TypedAdd(type: R.type) { performer, fields, name in
+            let plan: R
+            do {
+                plan = try R(fields: fields)
+            } catch is PlanFieldsFallback {
+                return false
+            }
+            // R is S.Plan (checked above): the same value, retyped.
+            let typed = withUnsafePointer(to: plan) { $0.withMemoryRebound(to: S.Plan.self, capacity: 1) { $0.pointee } }
+            try unsafeDowncast(performer, to: S.self).perform(typed, named: name)
+            return true
+        }
+    }
+}
+
+extension PerformerBox {
+    /// Hands the plan behind a handle (motion/plans.h; valid for the call) to the performer, read in one host
+    /// call for a `PlanFieldReading` type, else, or when a field cannot be read that way, from its JSON.
+    func addPlan(handle: OpaquePointer, _ host: UnsafePointer<motion_plans_v1>, named name: String?) throws {
+        if let typedAdd = plans.typedAdd, let layout = plans.layout.resolvedIfPresent(host), let readFields = host.pointee.read {
+            let count = plans.layout.names.count
+            let performed = try withUnsafeTemporaryAllocation(of: motion_plan_field.self, capacity: count) { fields -> Bool in
+                fields.initialize(repeating: motion_plan_field())
+                guard readFields(handle, layout, fields.baseAddress, count) == MOTION_OK, PlanFields.isString(fields[0], typedAdd.type)
+                else { return false }
+                var cursor = 1  // after "type"
+                return try withUnsafeMutablePointer(to: &cursor) {
+                    try typedAdd.add(performer, PlanFields(fields: UnsafeBufferPointer(fields), names: plans.layout.names, cursor: $0), name)
+                }
+            }
+            if performed { return }
+        }
+        let plan = try decodePlan(handle: handle, host)
+        if let name { try performer.add(plan, named: name) } else { try performer.add(plan) }
+    }
+
+    /// Decodes the plan behind a handle (motion/plans.h; valid for the call): its fields read in one host call
+    /// for a `PlanFieldReading` type, else, or when a field cannot be read that way, from its JSON.
+    func decodePlan(handle: OpaquePointer, _ host: UnsafePointer<motion_plans_v1>) throws -> any PluginPlan {
+        let layout = plans.layout
+        let resolved = layout.resolved(host)
+        if resolved >= 0, let readFields = host.pointee.read {
+            let count = layout.names.count
+            // nil: read it from JSON instead.
+            let outcome: Result<any PluginPlan, any Error>? = withUnsafeTemporaryAllocation(of: motion_plan_field.self, capacity: count) {
+                fields in
+                fields.initialize(repeating: motion_plan_field())
+                guard readFields(handle, resolved, fields.baseAddress, count) == MOTION_OK,
+                    let type = PlanFields.string(fields[0]), let planType = plans.readers[type]
+                else { return nil }
+                var cursor = 1  // after "type"
+                do {
+                    return .success(
+                        try withUnsafeMutablePointer(to: &cursor) {
+                            try planType.init(fields: PlanFields(fields: UnsafeBufferPointer(fields), names: layout.names, cursor: $0))
+                        })
+                } catch is PlanFieldsFallback {
+                    return nil
+                } catch {
+                    return .failure(error)
+                }
+            }
+            if let outcome { return try outcome.get() }
+        }
+        // The JSON the host wrote stands for the plan in its plan-field functions, as add_plan's does: decoded
+        // as add_plan decodes it (fields read through the host, JSON parsed only to explain a bad field).
+        return try withPlanJSON(handle, host) { bytes in
+            try bytes.withMemoryRebound(to: CChar.self) { try decodePlan($0.baseAddress!, $0.count) }
+        }
+    }
+
+    /// Runs `body` with the JSON of the plan behind `handle` (`motion_plans_v1.json`): on the stack up to 1 KiB.
+    private func withPlanJSON<R>(_ handle: OpaquePointer, _ host: UnsafePointer<motion_plans_v1>, _ body: (UnsafeBufferPointer<UInt8>) throws -> R)
+        throws -> R
+    {
+        guard let json = host.pointee.json else { throw PluginError(.`internal`, "the host's motion.plans/1 has no json function.") }
+        var length = 0
+        let first: R? = try withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1024) { buffer in
+            let status = json(handle, buffer.baseAddress, buffer.count, &length)
+            if status == MOTION_ERR_BUFFER_TOO_SMALL { return nil }
+            guard status == MOTION_OK else { throw PluginError(PluginError.Code(rawValue: status), "the host gave no JSON for the plan.") }
+            return try buffer.withMemoryRebound(to: UInt8.self) { try body(UnsafeBufferPointer(rebasing: $0.prefix(length))) }
+        }
+        if let first { return first }
+        var buffer = [CChar](repeating: 0, count: length + 1)
+        let status = buffer.withUnsafeMutableBufferPointer { json(handle, $0.baseAddress, $0.count, &length) }
+        guard status == MOTION_OK else { throw PluginError(PluginError.Code(rawValue: status), "the host gave no JSON for the plan.") }
+        return try buffer.withUnsafeBufferPointer { chars in
+            try chars.withMemoryRebound(to: UInt8.self) { try body(UnsafeBufferPointer(rebasing: $0.prefix(length))) }
         }
     }
 }
@@ -229,6 +349,45 @@ func sdkAddNamedPlan(
     }
 }
 
+func sdkAddPlanByHandle(_ performer: OpaquePointer?, _ plan: OpaquePointer?, _ error: UnsafeMutablePointer<motion_error>?) -> motion_status {
+    // Writes queued during update_many (this call may be nested in one) reach the host before it returns.
+    defer { PropertyWriteQueue.flushActive() }
+    guard let performer, let plan else {
+        motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "add_plan needs a performer and a plan.")
+        return MOTION_ERR_INVALID_ARGUMENT
+    }
+    return addByHandle(performer, plan, named: nil, error)
+}
+
+func sdkAddNamedPlanByHandle(
+    _ performer: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ plan: OpaquePointer?, _ error: UnsafeMutablePointer<motion_error>?
+) -> motion_status {
+    // Writes queued during update_many (this call may be nested in one) reach the host before it returns.
+    defer { PropertyWriteQueue.flushActive() }
+    guard let performer, let name, name.pointee != 0, let plan else {
+        motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "add_named_plan needs a performer, a non-empty name and a plan.")
+        return MOTION_ERR_INVALID_ARGUMENT
+    }
+    return addByHandle(performer, plan, named: String(cString: name), error)
+}
+
+/// The plan behind `plan` handed to the performer (the two by-handle adds, their arguments checked).
+private func addByHandle(_ performer: OpaquePointer, _ plan: OpaquePointer, named name: String?, _ error: UnsafeMutablePointer<motion_error>?)
+    -> motion_status
+{
+    let box = PerformerBox.from(performer)
+    guard let host = box.context.host.plans else {
+        motion_error_set(error, MOTION_ERR_INTERNAL, "a plan by handle from a host without motion.plans/1.")
+        return MOTION_ERR_INTERNAL
+    }
+    do {
+        try box.addPlan(handle: plan, host, named: name)
+        return MOTION_OK
+    } catch let thrown {
+        return report(thrown, to: error)
+    }
+}
+
 func sdkRemoveNamedPlan(
     _ performer: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ error: UnsafeMutablePointer<motion_error>?
 ) -> motion_status {
@@ -253,6 +412,7 @@ func sdkGetExtension(_ id: UnsafePointer<CChar>?) -> UnsafeRawPointer? {
     switch String(cString: id) {
     case MOTION_EXTENSION_FRAMES: return plugin.frames.map { UnsafeRawPointer($0) }
     case MOTION_EXTENSION_DEVICE_MOTION: return plugin.deviceMotion.map { UnsafeRawPointer($0) }
+    case MOTION_EXTENSION_PLAN_HANDLES: return plugin.planHandles.map { UnsafeRawPointer($0) }
     default: return nil
     }
 }

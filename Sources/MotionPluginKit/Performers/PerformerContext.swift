@@ -214,6 +214,17 @@ public final class PerformerContext: Sendable {
     /// - Returns: its components (1 or more).
     /// - Throws: `.unknownProperty` (the target has no value for it), `.wrongThread`, `.schedulerGone`.
     public func value(of property: PropertyID) throws(PluginError) -> [Double] {
+        // Up to 4 components (every property the ABI writes) on the stack: one array, the result.
+        let small = try withLiveContext { handle in
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: 4) { buffer -> (motion_status, [Double]?) in
+                let (status, count) = host.getProperty(handle, property.rawValue, buffer)
+                return status == MOTION_OK ? (status, Array(buffer.prefix(Int(count)))) : (status, nil)
+            }
+        }
+        if let values = small.1 { return values }
+        guard small.0 == MOTION_ERR_BUFFER_TOO_SMALL else {
+            throw PluginError(PluginError.Code(rawValue: small.0), "cannot read property \(property.rawValue) of \(targetName).")
+        }
         var values = [Double](repeating: 0, count: 4)
         while true {
             let (status, count) = try withLiveContext { handle in

@@ -140,7 +140,7 @@ struct PerformerClass: Sendable {
                 }
                 plans[plan.type] = plan
             }
-            table[name] = PerformerClass(type: performer, plans: PlanTable(types: plans))
+            table[name] = PerformerClass(type: performer, plans: PlanTable(types: plans, performer: performer))
         }
         return table
     }
@@ -158,6 +158,8 @@ final class ExportedPlugin: @unchecked Sendable {
     let interface: UnsafeMutablePointer<motion_plugin_v1>
     let frames: UnsafeMutablePointer<motion_frames_v1>?
     let deviceMotion: UnsafeMutablePointer<motion_device_motion_v1>?
+    /// Offered only to a host that offers the plans extension to read the handles with.
+    let planHandles: UnsafeMutablePointer<motion_plan_handles_v1>?
 
     init(id: String, host: Host, classes: [String: PerformerClass]) {
         self.id = id
@@ -190,6 +192,15 @@ final class ExportedPlugin: @unchecked Sendable {
                     struct_size: UInt32(MemoryLayout<motion_device_motion_v1>.size), receive: sdkReceive))
         } else {
             deviceMotion = nil
+        }
+        if host.plans != nil {
+            planHandles = .allocate(capacity: 1)
+            planHandles?.initialize(
+                to: motion_plan_handles_v1(
+                    struct_size: UInt32(MemoryLayout<motion_plan_handles_v1>.size), add_plan: sdkAddPlanByHandle,
+                    add_named_plan: sdkAddNamedPlanByHandle))
+        } else {
+            planHandles = nil
         }
     }
 }

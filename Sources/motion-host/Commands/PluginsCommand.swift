@@ -93,7 +93,7 @@ func runPluginsList(_ values: ParsedValues) throws -> Int32 {
         + rows.map { [$0.id, $0.version, $0.library, $0.planTypes.joined(separator: ", "), $0.status] }
     let widths = (0..<5).map { column in table.map { $0[column].count }.max() ?? 0 }
     for row in table where !rows.isEmpty {
-        print(row.enumerated().map { $1.padding(toLength: $0 == 4 ? $1.count : widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
+        print(row.enumerated().map { $0 == 4 ? $1 : padded($1, to: widths[$0]) }.joined(separator: "  "))
     }
     for problem in catalog.problems { print("invalid: \(problem)") }
     for file in catalog.notManifests {
@@ -147,9 +147,17 @@ func runPluginsDescribe(_ values: ParsedValues) throws -> Int32 {
             defaultValue.writeJSON(into: &bytes)
             facts.append("default \(String(decoding: bytes, as: UTF8.self))")
         }
-        out += "  \(field.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \(facts.joined(separator: "; "))\n"
+        out += "  \(padded(field.name, to: nameWidth))  \(facts.joined(separator: "; "))\n"
         if let summary = field.summary { out += "  \(String(repeating: " ", count: nameWidth))  \(summary)\n" }
     }
     print(out, terminator: "")
     return 0
+}
+
+/// `text` followed by spaces up to `width` Characters (what a terminal shows as one column each, for the
+/// scripts a manifest's names use), never cut: Foundation's `padding(toLength:)` counts UTF-16 units, and cut
+/// a combining mark off a cell as wide as its column.
+private func padded(_ text: String, to width: Int) -> String {
+    let count = text.count
+    return count >= width ? text : text + String(repeating: " ", count: width - count)
 }

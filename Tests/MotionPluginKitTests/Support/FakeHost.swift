@@ -138,8 +138,12 @@ enum FakeHost {
                     }
                     return first
                 },
-                // This fake host offers no host extension (the real host's are tested in MotionHostTests).
-                get_extension: { _ in nil }))
+                // This fake host offers one host extension, plans by handle (FakePlans; the real host's extensions
+                // are tested in MotionHostTests).
+                get_extension: { id in
+                    guard let id, strcmp(id, MOTION_HOST_EXTENSION_PLANS) == 0 else { return nil }
+                    return UnsafeRawPointer(FakePlans.table.pointer)
+                }))
         return Interface(pointer: UnsafePointer(host))
     }()
 
@@ -312,5 +316,108 @@ enum FakePlanFields {
         for (i, byte) in bytes.enumerated() { buffer[i] = CChar(bitPattern: byte) }
         buffer[bytes.count] = 0
         return MOTION_OK
+    }
+}
+
+/// The fake host's plans extension (`motion.plans/1`, motion/plans.h): a plan by handle is JSON text the test
+/// holds (``Plugin/add(byHandle:to:)``), its fields read with `JSONSerialization`.
+enum FakePlans {
+    /// `@unchecked Sendable`: allocated once, never written after initialization, never freed.
+    struct Table: @unchecked Sendable {
+        let pointer: UnsafePointer<motion_plans_v1>
+    }
+
+    /// The plans in flight by handle address, and the layouts made.
+    private static let state = Mutex<(plans: [UInt: String], layouts: [[String]], texts: [UnsafeMutablePointer<CChar>])>(([:], [], []))
+    /// How many `read` and `json` calls plugins made in this process.
+    static let reads = Atomic<Int>(0)
+    static let jsonCalls = Atomic<Int>(0)
+
+    static let table: Table = {
+        let table = UnsafeMutablePointer<motion_plans_v1>.allocate(capacity: 1)
+        table.initialize(
+            to: motion_plans_v1(
+                struct_size: UInt32(MemoryLayout<motion_plans_v1>.size),
+                layout: { names, count in
+                    guard let names, count > 0 else { return MOTION_ERR_INVALID_ARGUMENT }
+                    let copied = (0..<count).map { String(cString: names[$0]!) }
+                    return FakePlans.state.withLock { state in
+                        state.layouts.append(copied)
+                        return Int32(state.layouts.count - 1)
+                    }
+                },
+                read: { plan, layout, fields, count in
+                    FakePlans.reads.add(1, ordering: .relaxed)
+                    guard let fields, let (json, names) = FakePlans.lookup(plan, layout), count <= names.count,
+                        let object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
+                    else { return MOTION_ERR_INVALID_ARGUMENT }
+                    for i in 0..<count { fields[i] = FakePlans.field(object[names[i]]) }
+                    return MOTION_OK
+                },
+                json: { plan, buffer, capacity, lengthOut in
+                    FakePlans.jsonCalls.add(1, ordering: .relaxed)
+                    guard let (json, _) = FakePlans.lookup(plan, 0) else { return MOTION_ERR_INVALID_ARGUMENT }
+                    return FakePlanFields.copy(Array(json.utf8), buffer, capacity, lengthOut)
+                }))
+        return Table(pointer: UnsafePointer(table))
+    }()
+
+    /// The JSON behind a handle and the names of a layout (layout 0 is made first by any plugin's first read).
+    private static func lookup(_ plan: OpaquePointer?, _ layout: Int32) -> (String, [String])? {
+        guard let plan else { return nil }
+        return state.withLock { state in
+            guard let json = state.plans[UInt(bitPattern: UnsafeRawPointer(plan))] else { return nil }
+            let names = state.layouts.indices.contains(Int(layout)) ? state.layouts[Int(layout)] : []
+            return (json, names)
+        }
+    }
+
+    /// One JSONSerialization value as a `motion_plan_field` (a string copied until the plan's call returns).
+    private static func field(_ value: Any?) -> motion_plan_field {
+        var field = motion_plan_field()
+        switch value {
+        case nil: field.kind = MOTION_PLAN_FIELD_ABSENT
+        case is NSNull: field.kind = MOTION_PLAN_FIELD_NULL
+        case let number as NSNumber where isBoolean(number):
+            field.kind = MOTION_PLAN_FIELD_BOOLEAN
+            field.values.0 = number.boolValue ? 1 : 0
+        case let number as NSNumber:
+            field.kind = MOTION_PLAN_FIELD_NUMBER
+            field.count = 1
+            field.values.0 = number.doubleValue
+        case let text as String:
+            let copy = strdup(text)!
+            state.withLock { $0.texts.append(copy) }
+            field.kind = MOTION_PLAN_FIELD_STRING
+            field.text = UnsafePointer(copy)
+            field.length = strlen(copy)
+        case let items as [Any] where items.count <= 4 && items.allSatisfy({ ($0 as? NSNumber).map { !isBoolean($0) } ?? false }):
+            field.kind = MOTION_PLAN_FIELD_NUMBERS
+            field.count = UInt32(items.count)
+            withUnsafeMutableBytes(of: &field.values) { raw in
+                for (i, item) in items.enumerated() { raw.storeBytes(of: (item as! NSNumber).doubleValue, toByteOffset: i * 8, as: Double.self) }
+            }
+        default: field.kind = MOTION_PLAN_FIELD_OTHER
+        }
+        return field
+    }
+
+    /// Whether JSONSerialization made `number` from `true` or `false` (its Objective-C type is "c").
+    private static func isBoolean(_ number: NSNumber) -> Bool { number.objCType.pointee == CChar(UInt8(ascii: "c")) }
+
+    /// Runs `body` with `json` in flight under a handle of its own.
+    static func withHandle<R>(_ json: String, _ body: (OpaquePointer) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1) { byte in
+            let address = UInt(bitPattern: byte.baseAddress!)
+            state.withLock { $0.plans[address] = json }
+            defer {
+                state.withLock { state in
+                    state.plans[address] = nil
+                    for text in state.texts { free(text) }
+                    state.texts.removeAll()
+                }
+            }
+            return body(OpaquePointer(byte.baseAddress!))
+        }
     }
 }

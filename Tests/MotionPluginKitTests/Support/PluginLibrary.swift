@@ -115,6 +115,19 @@ struct Plugin: @unchecked Sendable {
         return (status, message(of: error))
     }
 
+    /// The plugin's plan-handles extension (ABI 1.4), which the SDK offers to a host with plans by handle.
+    var planHandles: UnsafePointer<motion_plan_handles_v1>? {
+        interface.pointee.get_extension(MOTION_EXTENSION_PLAN_HANDLES)?.assumingMemoryBound(to: motion_plan_handles_v1.self)
+    }
+
+    /// Adds a plan by handle (motion/plans.h) exactly as written: the plugin reads it through ``FakePlans``.
+    func add(byHandle json: String, to performer: OpaquePointer) -> (motion_status, String) {
+        var error = makeError()
+        guard let add = planHandles?.pointee.add_plan else { return (MOTION_ERR_INTERNAL, "no plan handles") }
+        let status = FakePlans.withHandle(json) { add(performer, $0, &error) }
+        return (status, message(of: error))
+    }
+
     /// Adds a named plan, its absent fields filled from the manifest's defaults as the host fills them.
     func add(_ json: String, named name: String, to performer: OpaquePointer) -> (motion_status, String) {
         var error = makeError()

@@ -20,10 +20,10 @@ extern "C" {
 /** Major version of this ABI. A plugin and a host of different majors refuse each other. */
 #define MOTION_ABI_VERSION_MAJOR 1
 /** Minor version of this ABI. Minors only append (see "Versioning" above). */
-#define MOTION_ABI_VERSION_MINOR 3
-/** The packed version: (MAJOR << 16) | MINOR, a uint32_t. 1.3 is 0x00010003 (written as a literal so
+#define MOTION_ABI_VERSION_MINOR 4
+/** The packed version: (MAJOR << 16) | MINOR, a uint32_t. 1.4 is 0x00010004 (written as a literal so
  *  that Swift imports it as a constant; the static assertion below keeps it equal to the formula). */
-#define MOTION_ABI_VERSION 65539u
+#define MOTION_ABI_VERSION 65540u
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(MOTION_ABI_VERSION == ((MOTION_ABI_VERSION_MAJOR << 16) | MOTION_ABI_VERSION_MINOR),
                "MOTION_ABI_VERSION must equal (MAJOR << 16) | MINOR");

@@ -204,8 +204,9 @@ typedef struct motion_host_v1 {
      * Ids are "motion.<name>/<major>"; a struct grows by appending, as every struct of this ABI does.
      * New host functions arrive as host extensions from now on rather than as fields of motion_host_v1.
      *   id: NUL-terminated, caller-owned, read during the call.
-     * This host offers MOTION_HOST_EXTENSION_LOG (motion/log.h) and, since ABI 1.3,
-     * MOTION_HOST_EXTENSION_PROPERTY_SLOTS (motion/slots.h).
+     * This host offers MOTION_HOST_EXTENSION_LOG (motion/log.h), since ABI 1.3
+     * MOTION_HOST_EXTENSION_PROPERTY_SLOTS (motion/slots.h) and since ABI 1.4 MOTION_HOST_EXTENSION_PLANS
+     * (motion/plans.h).
      */
     const void *(*get_extension)(const char *id);
 } motion_host_v1;

@@ -56,6 +56,8 @@ typedef struct motion_plugin_v1 {
      * Returns MOTION_OK, or an error with `error` filled: MOTION_ERR_INVALID_PLAN (the message names the
      * field), MOTION_ERR_UNKNOWN_PLAN_TYPE, MOTION_ERR_EMISSION_FAILED (an emission it needed failed),
      * MOTION_ERR_INTERNAL. A failed add leaves the performer usable.
+     * A host of ABI 1.4 hands the plan by handle instead (motion_plan_handles_v1.add_plan, motion/plans.h) when
+     * the plugin offers MOTION_EXTENSION_PLAN_HANDLES; add_plan must work all the same.
      */
     motion_status (*add_plan)(motion_performer *performer, const char *plan_json, size_t length,
                               motion_error *error);

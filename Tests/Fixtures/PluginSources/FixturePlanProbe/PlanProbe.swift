@@ -42,10 +42,59 @@ final class ProbePerformer: PluginPerformer {
     }
 }
 
+/// `{"type": "ReadingProbe", "text": ..., "number": ..., "flag": ..., "vector": [...], "optional": ...}`, read by
+/// handle through `PlanFieldReading` from a host that offers it (and, as every plan, from JSON otherwise). A
+/// `text` of "refuse" is refused the same way on both paths.
+struct ReadingProbe: PlanFieldReading, Equatable {
+    static let type = "ReadingProbe"
+    static let fieldNames = ["text", "number", "flag", "vector", "optional"]
+
+    var text: String
+    var number: Double
+    var flag: Bool
+    var vector: [Double]
+    var optional: [Double]?
+
+    init(fields: PlanFields) throws {
+        text = try fields.string("text")
+        number = try fields.number("number")
+        flag = try fields.bool("flag")
+        vector = try fields.numbers("vector")
+        optional = try fields.numbersIfPresent("optional")
+        try refuseIfAsked()
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        text = try container.decode(String.self, forKey: .text)
+        number = try container.decode(Double.self, forKey: .number)
+        flag = try container.decode(Bool.self, forKey: .flag)
+        vector = try container.decode([Double].self, forKey: .vector)
+        optional = try container.decodeIfPresent([Double].self, forKey: .optional)
+        try refuseIfAsked()
+    }
+
+    private func refuseIfAsked() throws {
+        if text == "refuse" { throw PluginError(.invalidPlan, "is \"refuse\". To fix, ask for something else.", field: "text") }
+    }
+}
+
+final class ReadingProbePerformer: SinglePlanPerformer {
+    private let context: PerformerContext
+
+    init(context: PerformerContext) {
+        self.context = context
+    }
+
+    func perform(_ plan: ReadingProbe, named name: String?) throws {
+        try context.emit(plan, to: "probe-echo")
+    }
+}
+
 @c(motion_plugin_entry)
 public func motionPluginEntry(_ version: UInt32, _ host: UnsafePointer<motion_host_v1>?)
     -> UnsafePointer<motion_plugin_v1>?
 {
-    unsafe MotionPlugin(id: "org.motion.fixtures.plan-probe", performers: [ProbePerformer.self])
+    unsafe MotionPlugin(id: "org.motion.fixtures.plan-probe", performers: [ProbePerformer.self, ReadingProbePerformer.self])
         .export(hostVersion: version, host: host)
 }

@@ -1,0 +1,218 @@
+import CMotionABI
+import Foundation
+import MotionCore
+import Synchronization
+
+// The host's plans extension (`MOTION_HOST_EXTENSION_PLANS`, motion/plans.h, ABI 1.4): a plan handed over by
+// handle is read from the fields the host holds (``PlansInFlight``), by a layout of names resolved once, so the
+// host writes no JSON for it and the plugin parses none.
+
+extension HostInterface {
+    /// The host's plans extension, immutable, valid for the life of the process.
+    nonisolated(unsafe) static let plansExtension: UnsafeMutablePointer<motion_plans_v1> = {
+        let table = UnsafeMutablePointer<motion_plans_v1>.allocate(capacity: 1)
+        table.initialize(
+            to: motion_plans_v1(
+                struct_size: UInt32(MemoryLayout<motion_plans_v1>.size), layout: hostPlanLayout, read: hostPlanRead,
+                json: hostPlanJSON))
+        return table
+    }()
+}
+
+/// The layouts `motion_plans_v1.layout` made: lists of field names, by index, for the life of the process.
+///
+/// Thread rule: ``make(_:)`` from any thread (under a lock); ``layout(_:)`` from any thread without one: a
+/// layout is written once, before the count that makes them visible is published (release), and read only below
+/// a count loaded with acquire.
+enum PlanLayouts {
+    /// One layout: its names, and each name's UTF-8 bytes (allocated once, kept for the life of the process, as
+    /// the layout is) for ``hostPlanRead``'s byte comparisons.
+    struct Layout {
+        let names: [String]
+        let bytes: [UnsafeBufferPointer<UInt8>]
+        /// Whether name i is "type" (the plan's type, not a field).
+        let isType: [Bool]
+    }
+
+    private static let capacity = Int(MOTION_PLAN_LAYOUT_MAX_COUNT)
+    nonisolated(unsafe) private static let storage = UnsafeMutablePointer<Layout>.allocate(capacity: capacity)
+    private static let count = Atomic<Int>(0)
+    // NSLock, not Mutex: Thread Sanitizer cannot see Mutex (Documentation/PITFALLS.md).
+    private static let lock = NSLock()
+
+    /// A new layout of `names`, or the negative status the header gives.
+    static func make(_ names: [String]) -> motion_plan_layout {
+        lock.lock()
+        defer { lock.unlock() }
+        let index = count.load(ordering: .relaxed)
+        guard index < capacity else { return MOTION_ERR_TOO_LARGE }
+        let bytes = names.map { name in
+            let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: name.utf8.count)
+            _ = copy.initialize(from: name.utf8)
+            return UnsafeBufferPointer(copy)
+        }
+        (storage + index).initialize(to: Layout(names: names, bytes: bytes, isType: names.map { $0 == "type" }))
+        count.store(index + 1, ordering: .releasing)
+        return motion_plan_layout(index)
+    }
+
+    /// The layout `layout`, or `nil` for one never made.
+    @inline(__always)
+    static func layout(_ layout: motion_plan_layout) -> UnsafePointer<Layout>? {
+        guard layout >= 0, Int(layout) < count.load(ordering: .acquiring) else { return nil }
+        return UnsafePointer(storage + Int(layout))
+    }
+}
+
+/// Bytes handed to a plugin for the life of one plan's call: chunks that are never moved (so a pointer into one
+/// stays valid while more is copied), reused from plan to plan.
+///
+/// Thread rule: one thread's (``PlansInFlight``'s per-thread stack).
+final class TextArena {
+    private static let chunkSize = 4096
+    private var chunks: [UnsafeMutablePointer<CChar>] = []
+    /// Texts longer than a chunk, each in its own allocation, freed at ``reset(to:)``.
+    private var large: [UnsafeMutablePointer<CChar>] = []
+    private var chunk = 0
+    private var offset = 0
+
+    /// Where the arena stands: ``reset(to:)`` frees what was copied after it.
+    struct Mark {
+        fileprivate let chunk: Int
+        fileprivate let offset: Int
+        fileprivate let large: Int
+    }
+
+    var mark: Mark { Mark(chunk: chunk, offset: offset, large: large.count) }
+
+    func reset(to mark: Mark) {
+        while large.count > mark.large { large.removeLast().deallocate() }
+        chunk = mark.chunk
+        offset = mark.offset
+    }
+
+    deinit {
+        for chunk in chunks { chunk.deallocate() }
+        for text in large { text.deallocate() }
+    }
+
+    /// A copy of `text`'s UTF-8 bytes (not NUL-terminated), valid until a reset to a mark before this call.
+    func copy(_ text: String) -> (UnsafePointer<CChar>, Int) {
+        var text = text
+        return text.withUTF8 { bytes in
+            let destination = reserve(bytes.count)
+            if let source = bytes.baseAddress, bytes.count > 0 {
+                UnsafeMutableRawPointer(destination).copyMemory(from: source, byteCount: bytes.count)
+            }
+            return (UnsafePointer(destination), bytes.count)
+        }
+    }
+
+    private func reserve(_ count: Int) -> UnsafeMutablePointer<CChar> {
+        if count > Self.chunkSize {
+            let text = UnsafeMutablePointer<CChar>.allocate(capacity: count)
+            large.append(text)
+            return text
+        }
+        if chunk < chunks.count, offset + count > Self.chunkSize {
+            chunk += 1
+            offset = 0
+        }
+        if chunk == chunks.count { chunks.append(.allocate(capacity: Self.chunkSize)) }
+        defer { offset += count }
+        return chunks[chunk] + offset
+    }
+}
+
+/// `motion_plans_v1.layout`: copies the names; [thread-safe].
+private let hostPlanLayout: @convention(c) (UnsafePointer<UnsafePointer<CChar>?>?, Int) -> motion_plan_layout = { names, count in
+    guard let names, count > 0, count <= Int(MOTION_PLAN_LAYOUT_MAX_FIELDS) else { return MOTION_ERR_INVALID_ARGUMENT }
+    var copied: [String] = []
+    copied.reserveCapacity(count)
+    for i in 0..<count {
+        guard let name = names[i], name.pointee != 0 else { return MOTION_ERR_INVALID_ARGUMENT }
+        copied.append(String(cString: name))
+    }
+    return PlanLayouts.make(copied)
+}
+
+/// `motion_plans_v1.read`: the fields of the plan in flight on this thread behind `plan`, by the layout's names.
+private let hostPlanRead: @convention(c) (OpaquePointer?, motion_plan_layout, UnsafeMutablePointer<motion_plan_field>?, Int) -> motion_status = {
+    plan, layout, out, count in
+    guard let plan, let out, count > 0, let layout = PlanLayouts.layout(layout), count <= layout.pointee.names.count,
+        let stack = PlansInFlight.existingStack, let index = PlansInFlight.entry(handle: plan, in: stack)
+    else { return MOTION_ERR_INVALID_ARGUMENT }
+    // One pass over the plan's few fields, each matched against the layout's names byte for byte (as a C
+    // reader would; comparing two unequal Strings takes Swift's slow, Unicode-aware path, and hashing every
+    // name cost more than the rest of the read).
+    let names = layout.pointee.bytes
+    let texts = stack.texts
+    for i in 0..<count {
+        out[i] = layout.pointee.isType[i] ? planField(.string(stack.entries[index].type), texts: texts) : motion_plan_field()
+    }
+    for (key, value) in stack.entries[index].fields {
+        var key = key
+        key.withUTF8 { key in
+            for i in 0..<count
+            where names[i].count == key.count && (key.count == 0 || memcmp(names[i].baseAddress!, key.baseAddress!, key.count) == 0) {
+                out[i] = planField(value, texts: texts)
+            }
+        }
+    }
+    return MOTION_OK
+}
+
+/// One value as a `motion_plan_field` (a string's bytes copied into `texts`).
+private func planField(_ value: JSONValue?, texts: TextArena) -> motion_plan_field {
+    var field = motion_plan_field()
+    switch value {
+    case nil: field.kind = MOTION_PLAN_FIELD_ABSENT
+    case .null?: field.kind = MOTION_PLAN_FIELD_NULL
+    case .bool(let flag)?:
+        field.kind = MOTION_PLAN_FIELD_BOOLEAN
+        field.values.0 = flag ? 1 : 0
+    case .number(let number)?:
+        field.kind = MOTION_PLAN_FIELD_NUMBER
+        field.count = 1
+        field.values.0 = number
+    case .string(let text)?:
+        field.kind = MOTION_PLAN_FIELD_STRING
+        (field.text, field.length) = texts.copy(text)
+    case .array(let items)? where items.count <= Int(MOTION_PROPERTY_MAX_COMPONENTS):
+        field.kind = MOTION_PLAN_FIELD_NUMBERS
+        let isVector = withUnsafeMutableBytes(of: &field.values) { raw in
+            let values = raw.bindMemory(to: Double.self)
+            for (i, item) in items.enumerated() {
+                guard case .number(let number) = item else { return false }
+                values[i] = number
+            }
+            return true
+        }
+        if isVector {
+            field.count = UInt32(items.count)
+        } else {
+            field = motion_plan_field()
+            field.kind = MOTION_PLAN_FIELD_OTHER
+        }
+    case .array?, .object?: field.kind = MOTION_PLAN_FIELD_OTHER
+    }
+    return field
+}
+
+/// `motion_plans_v1.json`: the plan in flight behind `plan` as the JSON add_plan would have had.
+private let hostPlanJSON: @convention(c) (OpaquePointer?, UnsafeMutablePointer<CChar>?, Int, UnsafeMutablePointer<Int>?) -> motion_status = {
+    plan, buffer, capacity, lengthOut in
+    lengthOut?.pointee = 0
+    guard let plan, buffer != nil || capacity == 0, let stack = PlansInFlight.existingStack,
+        let index = PlansInFlight.entry(handle: plan, in: stack)
+    else { return MOTION_ERR_INVALID_ARGUMENT }
+    var bytes: [UInt8] = []
+    do {
+        try stack.entries[index].plan.writeJSON(into: &bytes)
+    } catch {
+        return MOTION_ERR_INTERNAL
+    }
+    let status = bytes.withUnsafeBufferPointer { copy($0, to: buffer, capacity: capacity, lengthOut: lengthOut) }
+    if status == MOTION_OK, let buffer { PlansInFlight.registerJSON(UnsafeBufferPointer(start: buffer, count: bytes.count), of: index, in: stack) }
+    return status
+}
