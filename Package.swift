@@ -134,7 +134,7 @@ let package = Package(
             linkerSettings: [.linkedLibrary("simdjson")]),
 
         // MARK: Core runtime
-        .target(name: "MotionCore", dependencies: ["CMotionJSON", "MotionValues"]),
+        .target(name: "MotionCore", dependencies: ["CMotionJSON", "MotionValues", "MotionFiles"]),
         // Reading files the host did not write: without blocking, regular files only, up to a size limit.
         .target(name: "MotionFiles"),
 
@@ -154,7 +154,7 @@ let package = Package(
         .executableTarget(name: "motion-sandbox", dependencies: ["MotionHost"]),
         .testTarget(name: "MotionHostTests", dependencies: ["MotionHost", "MotionCore", "MotionFiles"]),
         .executableTarget(
-            name: "discovery-benchmark", dependencies: ["MotionHost", "MotionCore"],
+            name: "discovery-benchmark", dependencies: ["MotionHost", "MotionCore", "MotionFiles"],
             path: "Benchmarks/DiscoveryBenchmark", exclude: ["lilv-describe.c"]),
 
         // MARK: Device motion

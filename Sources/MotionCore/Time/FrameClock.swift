@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Dispatch
 
 /// One frame: its index, its time and the time since the previous frame.
 ///

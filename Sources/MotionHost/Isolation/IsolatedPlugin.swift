@@ -1,6 +1,9 @@
 import CMotionABI
 import CMotionHostSupport
-import Foundation
+import FoundationEssentials
+import MotionFiles
+import Dispatch
+import Glibc
 import MotionCore
 
 /// How an isolated plugin's sandbox failed, and what the host did about it: one `error` line of a run's timeline.
@@ -496,7 +499,7 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     private func startOtherThreadsChannel(_ channel: SandboxChannel, memory: SandboxSharedMemory, ended: DispatchSemaphore) {
         let shared = sharedContexts
         let died = diedOnItsOwn
-        let thread = Thread {
+        DetachedThread.start(name: "motion sandbox \(manifest.id)") {
             func context(_ slot: UInt32?) throws(ChannelFailure) -> HostContext {
                 guard let slot, let context = shared.withLock({ Int(slot) < $0.count ? $0[Int(slot)] : nil }) else {
                     throw .malformed("a call for a performer the host never made")
@@ -518,8 +521,6 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             // Its last touch of the shared memory: from here ``SandboxProcess/end()`` may unmap it.
             ended.signal()
         }
-        thread.name = "motion sandbox \(manifest.id)"
-        thread.start()
     }
 
     // MARK: Failure

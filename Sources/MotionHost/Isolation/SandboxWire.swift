@@ -1,5 +1,7 @@
 import CMotionHostSupport
-import Foundation
+import FoundationEssentials
+import Dispatch
+import Glibc
 import MotionCore
 
 /// The kinds of message between the host and a plugin's sandbox (``SandboxChannel``).

@@ -1,5 +1,7 @@
 import CMotionABI
-import Foundation
+import FoundationEssentials
+import MotionFiles
+import Glibc
 import MotionCore
 import Synchronization
 
@@ -257,7 +259,7 @@ public enum PluginLog {
         if let current = defaultSink.withLock({ $0 }) {
             current(level, message)
         } else if level.rawValue >= Level.warning.rawValue {
-            FileHandle.standardError.write(Data("plugin \(level): \(message)\n".utf8))
+            StandardStream.error.write("plugin \(level): \(message)\n")
         }
     }
 }
