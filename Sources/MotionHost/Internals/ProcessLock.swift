@@ -1,7 +1,6 @@
-import Glibc
+import MotionFiles
 
-/// A value shared by every thread of the process, guarded by a pthread mutex (as `NSLock` is, which only full
-/// Foundation has).
+/// A value shared by every thread of the process, guarded by a pthread mutex (``MotionFiles/ThreadLock``).
 ///
 /// For process-wide registries that Thread Sanitizer runs over (`.ci/tsan`): Synchronization's `Mutex` is a
 /// futex in the toolchain's uninstrumented library, so TSan cannot see it order the accesses it guards and
@@ -10,26 +9,15 @@ import Glibc
 /// Thread rule: safe from any thread; `withLock` must not be re-entered on one thread.
 final class ProcessLock<Value>: @unchecked Sendable {
     // @unchecked: `value` is only touched inside `withLock`, under `lock`.
-    // `mutex` is allocated once and never moves (a pthread mutex must not be copied).
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let lock = ThreadLock()
     private var value: Value
 
-    init(_ value: Value) {
-        self.value = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
+    init(_ value: Value) { self.value = value }
 
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    /// Runs `body` with the value, under the lock. Wraps `pthread_mutex_lock(3)` and `pthread_mutex_unlock(3)`.
+    /// Runs `body` with the value, under the lock.
     func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        lock.lock()
+        defer { lock.unlock() }
         return try body(&value)
     }
 }
