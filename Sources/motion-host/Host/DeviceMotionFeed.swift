@@ -1,7 +1,8 @@
 import CMotionABI
 import DeviceMotion
 import DeviceMotionABI
-import Foundation
+import FoundationEssentials
+import Dispatch
 import MotionCore
 import MotionHost
 import Synchronization

@@ -1,5 +1,6 @@
 import CMotionHostSupport
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A buffered text destination written in place: standard output or a file. Keeps the first write error
 /// instead of throwing, so a timeline sink can stay non-throwing; the command reports it at the end.
