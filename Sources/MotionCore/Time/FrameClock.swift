@@ -1,5 +1,5 @@
-import FoundationEssentials
 import Dispatch
+import FoundationEssentials
 
 /// One frame: its index, its time and the time since the previous frame.
 ///

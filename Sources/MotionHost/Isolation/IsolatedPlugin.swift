@@ -1,10 +1,10 @@
 import CMotionABI
 import CMotionHostSupport
-import FoundationEssentials
-import MotionFiles
 import Dispatch
+import FoundationEssentials
 import Glibc
 import MotionCore
+import MotionFiles
 
 /// How an isolated plugin's sandbox failed, and what the host did about it: one `error` line of a run's timeline.
 ///

@@ -2,9 +2,9 @@ import CMotionABI
 import CMotionHostSupport
 import CSeccomp
 import FoundationEssentials
-import MotionFiles
 import Glibc
 import MotionCore
+import MotionFiles
 import Synchronization
 
 /// The sandbox side of an isolated plugin: the `motion-sandbox` process, one per isolated plugin.

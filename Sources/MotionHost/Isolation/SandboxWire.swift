@@ -1,6 +1,6 @@
 import CMotionHostSupport
-import FoundationEssentials
 import Dispatch
+import FoundationEssentials
 import Glibc
 import MotionCore
 

@@ -1,8 +1,8 @@
 import CMotionABI
 import FoundationEssentials
-import MotionFiles
 import Glibc
 import MotionCore
+import MotionFiles
 import Synchronization
 
 /// The host's per-performer state behind a `motion_host_context *`: the performer's target, emitter and

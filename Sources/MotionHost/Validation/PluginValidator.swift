@@ -1,9 +1,9 @@
 import CMotionABI
-import FoundationEssentials
-import MotionFiles
 import Dispatch
+import FoundationEssentials
 import Glibc
 import MotionCore
+import MotionFiles
 import Synchronization
 
 /// One check of a plugin, as ``PluginValidator`` reports it.

@@ -1,8 +1,8 @@
 import CLibWebSockets
-import FoundationEssentials
 import Dispatch
-import MotionFiles
+import FoundationEssentials
 import MotionCore
+import MotionFiles
 import Synchronization
 
 /// The live host's HTTP and WebSocket server, over libwebsockets, on its own event-loop thread.

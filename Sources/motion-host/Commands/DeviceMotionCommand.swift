@@ -1,7 +1,7 @@
 import DeviceMotion
 import FoundationEssentials
-import MotionFiles
 import MotionCore
+import MotionFiles
 
 /// `motion-host device-motion RECORDING`: prints a recording's Core Motion `DeviceMotion` stream, one
 /// sample per line, estimating attitude where the recording holds only raw sensors. The samples are read

@@ -1,9 +1,9 @@
 import CMotionHostSupport
-import FoundationEssentials
-import MotionFiles
-import Glibc
 import Dispatch
+import FoundationEssentials
+import Glibc
 import MotionCore
+import MotionFiles
 import MotionHost
 
 /// `motion-host run SCENE`: loads a scene, runs it and writes its timeline (and plot).

@@ -1,7 +1,7 @@
-import FoundationEssentials
 import Dispatch
-import MotionFiles
+import FoundationEssentials
 import Glibc
+import MotionFiles
 import MotionHost
 
 /// The hidden first argument that makes `motion-host` the validator's child process for one manifest.

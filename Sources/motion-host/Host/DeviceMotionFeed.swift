@@ -1,8 +1,8 @@
 import CMotionABI
 import DeviceMotion
 import DeviceMotionABI
-import FoundationEssentials
 import Dispatch
+import FoundationEssentials
 import MotionCore
 import MotionHost
 import Synchronization

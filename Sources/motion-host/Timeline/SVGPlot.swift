@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
-import MotionFiles
 import MotionCore
+import MotionFiles
 
 /// Draws a run as an SVG picture: the scene's name as title, one stacked panel per animated
 /// property (a property that changed at least once) with its own y range, one curve per component,
