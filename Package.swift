@@ -139,8 +139,9 @@ let package = Package(
         .target(name: "MotionFiles"),
 
         // MARK: Plugin host
-        // libcrypto (OpenSSL) for the SHA-256 of a plugin library before it is loaded.
-        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // libcrypto (OpenSSL) for the SHA-256 of a plugin library before it is loaded: its header only (no
+        // pkg-config, so nothing links it); MotionHost loads libcrypto.so.3 on first use (Internals/SHA256.swift).
+        .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         // C shims for MotionHost: glibc's GNU extensions (dladdr1, dlinfo, memfd_create, file seals), and the host's
         // last words when a plugin crashes or hangs it (per-thread call marks, the loaded libraries' address ranges
         // and the timeline's buffer, read by signal handlers and a watchdog: async-signal-safe C).

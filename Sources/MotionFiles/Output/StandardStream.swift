@@ -4,12 +4,16 @@
     import Musl
 #endif
 
-/// Standard output or standard error as a raw descriptor: messages written without Foundation's
+/// Standard output or standard error (or another descriptor) as a raw descriptor: messages written without Foundation's
 /// `FileHandle` (which only full Foundation has; the host and the CLI use FoundationEssentials alone, so a
 /// process does not load Foundation's ICU libraries at start).
 public struct StandardStream: Sendable {
     /// The descriptor written to: 1 or 2.
     public let fileDescriptor: Int32
+
+    /// Writes to an open descriptor of the caller's (the caller keeps it open while writing).
+    /// - Parameter fileDescriptor: The descriptor, e.g. 1, 2 or a pipe's writing end.
+    public init(fileDescriptor: Int32) { self.fileDescriptor = fileDescriptor }
 
     /// Standard output (descriptor 1).
     public static let output = StandardStream(fileDescriptor: STDOUT_FILENO)
