@@ -135,7 +135,9 @@ let package = Package(
 
         // MARK: Core runtime
         .target(name: "MotionCore", dependencies: ["CMotionJSON", "MotionValues", "MotionFiles"]),
-        // Reading files the host did not write: without blocking, regular files only, up to a size limit.
+        // Reading files the host did not write: without blocking, regular files only, up to a size limit. And
+        // what the runtime, host and CLI would otherwise take from full Foundation (they import
+        // FoundationEssentials only): standard streams, C number formatting, detached threads, a pthread lock.
         .target(name: "MotionFiles"),
 
         // MARK: Plugin host

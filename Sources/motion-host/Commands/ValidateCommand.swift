@@ -211,11 +211,6 @@ private struct ChildProcess {
         }
     }
 
-    struct SpawnError: Error, CustomStringConvertible {
-        let errno: Int32
-        var description: String { String(cString: strerror(errno)) }
-    }
-
     let pid: pid_t
     /// The reading end of the child's standard output (close-on-exec).
     let output: Int32
@@ -225,32 +220,20 @@ private struct ChildProcess {
         guard pipe(&ends) == 0 else { throw SpawnError(errno: errno) }
         _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
         _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid = pid_t()
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        close(ends[1])
-        guard result == 0 else {
+        let pid: pid_t
+        do {
+            pid = try Spawn.start(
+                executable, arguments: arguments, environment: environment.map { "\($0.key)=\($0.value)" },
+                actions: [
+                    .open(fd: 0, path: "/dev/null", flags: O_RDONLY), .duplicate(source: ends[1], as: 1),
+                    .open(fd: 2, path: "/dev/null", flags: O_WRONLY),
+                ])
+        } catch {
             close(ends[0])
-            throw SpawnError(errno: result)
+            close(ends[1])
+            throw error
         }
+        close(ends[1])
         self.pid = pid
         output = ends[0]
     }
