@@ -50,7 +50,7 @@ public enum Spawn {
         unsafe posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv: [UnsafeMutablePointer<CChar>?] = unsafe ([path] + arguments).map { unsafe strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = unsafe environment.map { unsafe strdup($0) } + [nil]
-        defer { for unsafepointer in unsafe argv + envp { unsafe free(pointer) } }
+        defer { unsafe (argv + envp).forEach { unsafe free($0) } }
         var pid = pid_t()
         let result = unsafe posix_spawn(&pid, path, &fileActions, &attributes, argv, envp)
         if result != 0 { throw SpawnError(errno: result) }
