@@ -134,13 +134,16 @@ let package = Package(
             linkerSettings: [.linkedLibrary("simdjson")]),
 
         // MARK: Core runtime
-        .target(name: "MotionCore", dependencies: ["CMotionJSON", "MotionValues"]),
-        // Reading files the host did not write: without blocking, regular files only, up to a size limit.
+        .target(name: "MotionCore", dependencies: ["CMotionJSON", "MotionValues", "MotionFiles"]),
+        // Reading files the host did not write: without blocking, regular files only, up to a size limit. And
+        // what the runtime, host and CLI would otherwise take from full Foundation (they import
+        // FoundationEssentials only): standard streams, C number formatting, detached threads, a pthread lock.
         .target(name: "MotionFiles"),
 
         // MARK: Plugin host
-        // libcrypto (OpenSSL) for the SHA-256 of a plugin library before it is loaded.
-        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // libcrypto (OpenSSL) for the SHA-256 of a plugin library before it is loaded: its header only (no
+        // pkg-config, so nothing links it); MotionHost loads libcrypto.so.3 on first use (Internals/SHA256.swift).
+        .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         // C shims for MotionHost: glibc's GNU extensions (dladdr1, dlinfo, memfd_create, file seals), and the host's
         // last words when a plugin crashes or hangs it (per-thread call marks, the loaded libraries' address ranges
         // and the timeline's buffer, read by signal handlers and a watchdog: async-signal-safe C).
@@ -154,7 +157,7 @@ let package = Package(
         .executableTarget(name: "motion-sandbox", dependencies: ["MotionHost"]),
         .testTarget(name: "MotionHostTests", dependencies: ["MotionHost", "MotionCore", "MotionFiles"]),
         .executableTarget(
-            name: "discovery-benchmark", dependencies: ["MotionHost", "MotionCore"],
+            name: "discovery-benchmark", dependencies: ["MotionHost", "MotionCore", "MotionFiles"],
             path: "Benchmarks/DiscoveryBenchmark", exclude: ["lilv-describe.c"]),
 
         // MARK: Device motion

@@ -17,8 +17,10 @@
 //   discovery-benchmark --list FOLDER [--cache FILE]     prints every plugin id and plan type
 //   discovery-benchmark --describe FOLDER [--cache FILE] prints every field of every plugin
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import MotionCore
+import MotionFiles
 import MotionHost
 
 // MARK: Arguments
@@ -40,7 +42,7 @@ if let folder = option("--list") {
         for type in plugin.planTypes { out += " " + type }
         out += "\n"
     }
-    FileHandle.standardOutput.write(Data(out.utf8))
+    StandardStream.output.write(out)
     exit(0)
 }
 
@@ -61,7 +63,7 @@ if let folder = option("--describe") {
             }
         }
     }
-    FileHandle.standardOutput.write(Data(out.utf8))
+    StandardStream.output.write(out)
     exit(0)
 }
 
@@ -70,7 +72,7 @@ let runs = max(3, Int(option("--runs") ?? "") ?? 11)
 
 // MARK: Fixtures
 
-let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+let root = FileManager.default.temporaryDirectory.appendingPathComponent(
     "motion-discovery-benchmark-\(ProcessInfo.processInfo.processIdentifier)")
 let manifestFolder = root.appendingPathComponent("manifests")
 let lv2Folder = root.appendingPathComponent("lv2")
@@ -84,7 +86,7 @@ let units = ["dB", "Hz", "ratio", "s", "s", "s"]
 let lv2Units = ["db", "hz", "coef", "s", "s", "s"]
 
 for n in 0..<pluginCount {
-    let tag = String(format: "%04d", n)
+    let tag = String(cFormat: "%04d", n)
     var fields: [String] = []
     var ports: [String] = []
     for (k, name) in fieldNames.enumerated() {
@@ -222,17 +224,21 @@ func milliseconds(_ time: timeval) -> Double { Double(time.tv_sec) * 1e3 + Doubl
     let elapsed = try time {
         let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
         guard spawned == 0 else {
-            throw NSError(
-                domain: "benchmark", code: Int(spawned), userInfo: [NSLocalizedDescriptionKey: "cannot run \(path)"])
+            throw BenchmarkError(description: "cannot run \(path) (posix_spawn: \(spawned))")
         }
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
         lastProcessCPUTime = milliseconds(usage.ru_utime) + milliseconds(usage.ru_stime)
     }
     guard status == 0 else {
-        throw NSError(domain: "benchmark", code: Int(status), userInfo: [NSLocalizedDescriptionKey: "\(path) failed"])
+        throw BenchmarkError(description: "\(path) failed (wait status \(status))")
     }
     return (elapsed, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
+}
+
+/// A program the benchmark runs could not be started or failed.
+struct BenchmarkError: Error, CustomStringConvertible {
+    var description: String
 }
 
 func which(_ program: String) -> String? {
@@ -424,10 +430,10 @@ let validatePartial = median((0..<5).map { _ in nanosecondsPerValidation(partial
 
 // MARK: Table
 
-func format(_ ms: Double?) -> String { ms.map { String(format: "%.1f ms", $0) } ?? "–" }
+func format(_ ms: Double?) -> String { ms.map { String(cFormat: "%.1f ms", $0) } ?? "–" }
 func ratio(_ motion: Double, _ lilv: Double?) -> String {
     guard let lilv else { return "–" }
-    return String(format: "%.1f×", lilv / motion)
+    return String(cFormat: "%.1f×", lilv / motion)
 }
 
 print(
@@ -473,7 +479,7 @@ print("")
 print("Plan validation (6-field Tween plan, PlanManifest.validate):")
 print(
     String(
-        format: "  all fields given: %.0f ns per plan; 2 defaults filled in: %.0f ns per plan", validateComplete,
+        cFormat: "  all fields given: %.0f ns per plan; 2 defaults filled in: %.0f ns per plan", validateComplete,
         validatePartial))
 for note in notes { print("note: \(note)") }
 if sink.isNaN { print(sink) }

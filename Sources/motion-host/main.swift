@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import MotionHost
 
 // A plugin that crashes the process is named in one line (motion-host runs plugins in-process).

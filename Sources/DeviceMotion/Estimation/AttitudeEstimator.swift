@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Estimates the attitude of a device from raw gyroscope, accelerometer and (optionally) magnetometer samples.
 ///

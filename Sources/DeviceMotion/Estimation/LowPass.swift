@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Coefficients of a second-order Butterworth low-pass filter (bilinear transform, `a0 = 1`).
 ///

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A unit quaternion for the estimator's inner loop: scalar fields, no protocol, no allocation.
 ///

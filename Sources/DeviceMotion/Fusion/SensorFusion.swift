@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Turns raw accelerometer, gyroscope and magnetometer samples into `DeviceMotion` samples in a reference
 /// frame, with `AttitudeEstimator`: 6-axis for `xArbitraryZVertical`, 9-axis for `xMagneticNorthZVertical`

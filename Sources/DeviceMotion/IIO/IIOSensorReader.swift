@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import MotionFiles
 
 /// The IIO channel types this library reads (the `<type>` in `in_<type>_x_raw`).
 public enum IIOChannelType: String, Hashable, Sendable, CaseIterable {
@@ -63,8 +64,8 @@ public struct IIOSensorReader: Sendable {
     ///   any of the three channel types.
     public init(root: URL = IIOSensorReader.defaultRoot, deviceNames: [String]? = nil) throws(IIOError) {
         self.root = root
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder), isFolder.boolValue else {
+        var isFolder: Bool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder), isFolder else {
             throw IIOError(
                 .noDevices,
                 "no such folder: the kernel shows no IIO sensors here. To fix, load the sensor's driver (or, in a "
@@ -77,7 +78,7 @@ public struct IIOSensorReader: Sendable {
             throw IIOError(
                 .noDevices,
                 "cannot list the IIO devices folder. To fix, check that the kernel has IIO sensors "
-                    + "and that the folder is readable", path: root.path, underlying: (error as NSError).localizedDescription)
+                    + "and that the folder is readable", path: root.path, underlying: "\(error)")
         }
         var devices: [IIODevice] = []
         for entry in names where entry.hasPrefix("iio:device") {
@@ -188,7 +189,7 @@ public struct IIOSensorReader: Sendable {
             guard FileManager.default.fileExists(atPath: url.path) else { continue }
             let text = try Self.readText(url)
             let fields = text.split(separator: ";").flatMap { $0.split(separator: ",") }
-            let m = fields.compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }.filter(\.isFinite)
+            let m = fields.compactMap { Double($0.trimmingWhitespace()) }.filter(\.isFinite)
             guard fields.count == 9, m.count == 9 else {
                 throw IIOError(
                     .malformedAttribute,
@@ -241,7 +242,7 @@ public struct IIOSensorReader: Sendable {
 
     private static func readText(_ url: URL) throws(IIOError) -> String {
         do {
-            return try String(contentsOf: url, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            return try String(contentsOf: url, encoding: .utf8).trimmingWhitespace(includingNewlines: true)
         } catch {
             throw IIOError(
                 .unreadableAttribute, "cannot read the attribute. To fix, check the permissions of the sysfs file",

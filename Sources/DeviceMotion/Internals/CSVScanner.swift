@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import MotionFiles
 
 /// Splits a text file into lines and comma-separated fields, and parses numbers in place with `strtod`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A `MotionSource` that polls Linux IIO sensors (`IIOSensorReader`) at the update interval.

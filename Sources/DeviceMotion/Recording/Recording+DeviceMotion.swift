@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Recording {
     /// The reference frames `deviceMotion(referenceFrame:)` can produce for this recording.

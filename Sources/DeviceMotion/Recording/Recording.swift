@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import MotionFiles
 
 /// The recording formats this library reads, each from a real app or dataset (see `shared/data/*/PROVENANCE.txt`).
 public enum RecordingFormat: String, Hashable, Sendable, CaseIterable, Codable {
@@ -117,13 +118,13 @@ public struct Recording: Sendable {
     ///   recording format: expected one of …"), `missingColumn`, `malformedRow` (with line and column),
     ///   `mismatchedFiles` or `emptyRecording`.
     public static func read(contentsOf url: URL) throws(RecordingError) -> Recording {
-        var isDirectory: ObjCBool = false
-        guard unsafe FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+        var isDirectory: Bool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw RecordingError(
                 .unreadableFile, "no such file or folder. To fix, check the path", path: url.path)
         }
         let recording: Recording
-        if isDirectory.boolValue {
+        if isDirectory {
             if SensorLoggerReader.isExportFolder(url) {
                 recording = try SensorLoggerReader.read(folder: url)
             } else if let pair = CoreMotionDataLoggerReader.pair(inFolder: url) {
@@ -134,7 +135,7 @@ public struct Recording: Sendable {
         } else {
             var scanner = try CSVScanner(contentsOf: url)
             guard scanner.nextLine() else { throw unrecognized(url, found: "an empty file") }
-            let header = scanner.texts.map { $0.trimmingCharacters(in: .whitespaces) }
+            let header = scanner.texts.map { $0.trimmingWhitespace() }
             let name = url.lastPathComponent
             if header.contains("attitude.quaternion.w") {
                 recording = try IPhoneDeviceMotionReader.read(&scanner, header: header, url: url)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The orientation of the device relative to a reference frame (`CMAttitude`).
 ///

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The quaternion algebra DeviceMotion's attitude, fusion and recording code use, and `Codable` (as
 /// `{"x", "y", "z", "w"}`), on MotionValues' `Quaternion` (kept out of it so plugins do not link them).

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Vector helpers on `Quaternion` used by the attitude, fusion and recording code.
 extension Quaternion {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A 3×3 rotation matrix in Core Motion's layout and convention (`CMRotationMatrix`, fields `m11` … `m33`,
 /// row `i`, column `j` in `mij`).

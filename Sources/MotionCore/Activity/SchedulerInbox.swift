@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The thread-safe door into a scheduler: work from other threads waits here for the scheduler's

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A position in a JSON document: the member names and array indexes from the top level down.
 package enum JSONPath {

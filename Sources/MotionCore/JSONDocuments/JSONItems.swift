@@ -1,5 +1,6 @@
 import CMotionJSON
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A JSON document as simdjson parsed it: a flat list of items in document order (a container before what
 /// it holds), addressed by index, for a reader of a known format that checks a document straight from the

@@ -1,5 +1,5 @@
 import CMotionJSON
-import Foundation
+import FoundationEssentials
 
 /// Bytes that are not JSON as RFC 8259 defines it, or an object that writes a key twice.
 ///

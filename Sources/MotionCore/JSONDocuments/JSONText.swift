@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How JSON values appear in messages and in written text: JSON-like, short, one line.
 package enum JSONText {

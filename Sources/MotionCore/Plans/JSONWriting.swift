@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension JSONValue {
     /// Appends this value's JSON text to `out`: compact, object keys sorted, integral numbers without a

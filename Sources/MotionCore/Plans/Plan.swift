@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A typed plan: a Swift value that says what a target should do or how it should behave.
 ///

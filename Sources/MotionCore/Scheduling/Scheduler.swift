@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Commits transactions of plans, creates one performer per (target, performer class) to fulfil them,
 /// and reports whether any performer is still working.

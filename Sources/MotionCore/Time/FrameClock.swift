@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 /// One frame: its index, its time and the time since the previous frame.
 ///

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import MotionFiles
 
 /// One event of a scheduler, as tracers see it (Documentation/RUNTIME.md R40).
 ///
@@ -80,7 +81,7 @@ public final class ConsoleTracer: Tracer {
 
     /// A tracer printing to standard error, or through `write` (one call per line, without newline).
     public init(write: ((String) -> Void)? = nil) {
-        self.write = write ?? { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        self.write = write ?? { line in StandardStream.error.write(line + "\n") }
     }
 
     public func trace(_ event: TraceEvent) { write("[motion] \(event)") }

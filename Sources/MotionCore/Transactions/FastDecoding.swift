@@ -1,5 +1,5 @@
 import CMotionJSON
-import Foundation
+import FoundationEssentials
 
 // Transactions from JSON bytes: parsed by `JSONParser` (simdjson; numbers exactly as written, duplicate
 // keys refused), then read from the `JSONValue` here, with one-line errors that give the JSON path.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The name of a target: a named object in a scene with animatable properties.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MotionCore
 import MotionFiles
 
@@ -284,7 +284,7 @@ enum XDG {
     /// `$NAME` if set to an absolute path, else `$HOME/<fallback>`.
     static func directory(_ name: String, default fallback: String, environment: [String: String]) -> String {
         if let value = environment[name], value.hasPrefix("/") { return value }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
         return home + "/" + fallback
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import MotionCore
 import MotionFiles
 
@@ -189,7 +190,7 @@ public struct PluginCatalog: Sendable {
                             files.count,
                             ManifestError(
                                 code: .untrusted, file: url, jsonPath: nil,
-                                message: problem.message.replacingOccurrences(of: "it was not loaded", with: "it was not read"))
+                                message: problem.message.replacing("it was not loaded", with: "it was not read"))
                         ))
                     continue
                 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The folders searched for plugin manifests (`*.json`), in order.
 ///

@@ -1,5 +1,6 @@
 import CMotionABI
-import Foundation
+import FoundationEssentials
+import Glibc
 import MotionCore
 
 /// The functions a manifest declares for one declarative C performer class, resolved and prepared

@@ -1,5 +1,6 @@
 import CLibFFI
-import Foundation
+import FoundationEssentials
+import Glibc
 import MotionCore
 
 extension CType {

@@ -3,6 +3,7 @@
 // where the call can be interrupted, and reports failure as an `Errno` instead of a sentinel.
 
 import CMotionHostSupport
+import MotionFiles
 
 #if canImport(Glibc)
     import Glibc
@@ -97,29 +98,14 @@ func system_unmap(_ address: UnsafeMutableRawPointer, size: Int) {
 /// `posix_spawn(3)`.
 /// - Returns: The child's process id.
 func system_spawn(_ path: String, arguments: [String], environment: [String], given: [Int32]) throws(Errno) -> pid_t {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_adddup2(&actions, 2, 1)
-    for (index, fd) in given.enumerated() { posix_spawn_file_actions_adddup2(&actions, fd, Int32(3 + index)) }
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var none = sigset_t()
-    sigemptyset(&none)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    var all = sigset_t()
-    sigfillset(&all)
-    posix_spawnattr_setsigdefault(&attributes, &all)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-    defer { for pointer in argv + envp { free(pointer) } }
-    var pid = pid_t()
-    let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
-    if result != 0 { throw Errno(rawValue: result) }
-    return pid
+    let actions: [Spawn.FileAction] =
+        [.open(fd: 0, path: "/dev/null", flags: O_RDONLY), .duplicate(source: 2, as: 1)]
+        + given.enumerated().map { .duplicate(source: $0.element, as: Int32(3 + $0.offset)) }
+    do {
+        return try Spawn.start(path, arguments: arguments, environment: environment, actions: actions)
+    } catch {
+        throw Errno(rawValue: error.errno)
+    }
 }
 
 /// Waits for a child to end and returns its raw wait status. Wraps `waitpid(2)`.

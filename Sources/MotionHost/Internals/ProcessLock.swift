@@ -1,6 +1,6 @@
-import Foundation
+import MotionFiles
 
-/// A value shared by every thread of the process, guarded by a pthread mutex (`NSLock`).
+/// A value shared by every thread of the process, guarded by a pthread mutex (``MotionFiles/ThreadLock``).
 ///
 /// For process-wide registries that Thread Sanitizer runs over (`.ci/tsan`): Synchronization's `Mutex` is a
 /// futex in the toolchain's uninstrumented library, so TSan cannot see it order the accesses it guards and
@@ -9,7 +9,7 @@ import Foundation
 /// Thread rule: safe from any thread; `withLock` must not be re-entered on one thread.
 final class ProcessLock<Value>: @unchecked Sendable {
     // @unchecked: `value` is only touched inside `withLock`, under `lock`.
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var value: Value
 
     init(_ value: Value) { self.value = value }

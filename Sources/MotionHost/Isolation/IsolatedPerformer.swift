@@ -1,5 +1,5 @@
 import CMotionABI
-import Foundation
+import FoundationEssentials
 import MotionCore
 
 /// A performer of an isolated plugin, as ``EntryPerformer`` is one of an in-process plugin: the same calls, made

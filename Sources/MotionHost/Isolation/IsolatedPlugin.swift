@@ -1,7 +1,10 @@
 import CMotionABI
 import CMotionHostSupport
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import MotionCore
+import MotionFiles
 
 /// How an isolated plugin's sandbox failed, and what the host did about it: one `error` line of a run's timeline.
 ///
@@ -579,7 +582,7 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     private func startOtherThreadsChannel(_ channel: SandboxChannel, memory: SandboxSharedMemory, ended: DispatchSemaphore, name: String) {
         let shared = sharedContexts
         let died = diedOnItsOwn
-        let thread = Thread {
+        DetachedThread.start(name: "motion sandbox \(name)") {
             func context(_ slot: UInt32?) throws(ChannelFailure) -> HostContext {
                 guard let slot, let context = shared.withLock({ Int(slot) < $0.count ? $0[Int(slot)] : nil }) else {
                     throw .malformed("a call for a performer the host never made")
@@ -601,8 +604,6 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             // Its last touch of the shared memory: from here ``SandboxProcess/end()`` may unmap it.
             ended.signal()
         }
-        thread.name = "motion sandbox \(name)"
-        thread.start()
     }
 
     // MARK: Failure

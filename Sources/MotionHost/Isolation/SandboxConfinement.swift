@@ -1,5 +1,6 @@
 import CSeccomp
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What a plugin's sandbox does to itself before it loads the plugin's library, so that the plugin's code (its
 /// constructors included) runs confined:

@@ -1,8 +1,10 @@
 import CMotionABI
 import CMotionHostSupport
 import CSeccomp
-import Foundation
+import FoundationEssentials
+import Glibc
 import MotionCore
+import MotionFiles
 import Synchronization
 
 /// The sandbox side of an isolated plugin: the `motion-sandbox` process, one per isolated plugin or sandbox group
@@ -26,17 +28,15 @@ public enum SandboxServer {
         cmotionhost_close_descriptors_from(6)
         let memory: UnsafeMutableRawPointer
         do { memory = try system_mapShared(5, size: SandboxSharedMemory.size) } catch {
-            FileHandle.standardError.write(Data("motion-sandbox: cannot map the shared memory (descriptor 5): \(error)\n".utf8))
+            StandardStream.error.write("motion-sandbox: cannot map the shared memory (descriptor 5): \(error)\n")
             exit(70)
         }
         // A host that ends (or is killed) while the plugin is busy, e.g. hanging, must not leave this process behind:
         // a thread waits for the host's end of the second channel to close, and ends the process then.
-        let watcher = Thread {
+        DetachedThread.start(name: "motion-sandbox host watcher") {
             while !system_waitForHangUp(4) {}
             _exit(0)
         }
-        watcher.name = "motion-sandbox host watcher"
-        watcher.start()
         let server = Server(memory: SandboxSharedMemory(base: memory))
         Server.current = server
         PluginLog.setSink { level, line in Server.current?.forwardLog(level, line) }
@@ -149,7 +149,7 @@ private final class Server: @unchecked Sendable {
     }
 
     func quit(_ why: String) -> Never {
-        FileHandle.standardError.write(Data("motion-sandbox: \(why)\n".utf8))
+        StandardStream.error.write("motion-sandbox: \(why)\n")
         exit(70)
     }
 

@@ -1,5 +1,7 @@
 import CMotionHostSupport
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import MotionCore
 
 /// The kinds of message between the host and a plugin's sandbox (``SandboxChannel``).

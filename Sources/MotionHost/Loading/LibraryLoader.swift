@@ -1,5 +1,5 @@
 import CMotionHostSupport
-import Foundation
+import FoundationEssentials
 import MotionCore
 import MotionFiles
 import Synchronization

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MotionCore
 
 /// Why a plugin's library could not be found, trusted, loaded or used, naming the manifest and library.

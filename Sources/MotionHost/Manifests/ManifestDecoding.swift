@@ -1,5 +1,5 @@
 import CMotionABI
-import Foundation
+import FoundationEssentials
 import MotionCore
 import MotionFiles
 

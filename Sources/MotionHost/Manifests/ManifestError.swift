@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MotionCore
 
 /// A problem with a manifest or host configuration file: which file, which field (as a JSON path),

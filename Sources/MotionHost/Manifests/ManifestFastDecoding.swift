@@ -1,5 +1,5 @@
 import CMotionABI
-import Foundation
+import FoundationEssentials
 import MotionCore
 
 // Manifests straight from simdjson's items (discovery reads one per plugin, so this is most of the cost of

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MotionCore
 
 /// A plugin's JSON manifest: everything the host needs to list the plugin, describe its plan types and

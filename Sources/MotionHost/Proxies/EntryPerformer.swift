@@ -1,5 +1,5 @@
 import CMotionABI
-import Foundation
+import FoundationEssentials
 import MotionCore
 
 /// Makes a performer living in an entry plugin look like a MotionCore performer: plans go across as

@@ -1,5 +1,6 @@
 import CMotionABI
-import Foundation
+import FoundationEssentials
+import Glibc
 import MotionCore
 
 /// A plugin reached through `motion_plugin_entry`: its checked `motion_plugin_v1` table and the

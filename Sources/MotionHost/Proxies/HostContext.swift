@@ -1,6 +1,8 @@
 import CMotionABI
-import Foundation
+import FoundationEssentials
+import Glibc
 import MotionCore
+import MotionFiles
 import Synchronization
 
 /// The host's per-performer state behind a `motion_host_context *`: the performer's target, emitter and
@@ -283,7 +285,7 @@ public enum PluginLog {
         if let current = defaultSink.withLock({ $0 }) {
             current(level, message)
         } else if level.rawValue >= Level.warning.rawValue {
-            FileHandle.standardError.write(Data("plugin \(level): \(message)\n".utf8))
+            StandardStream.error.write("plugin \(level): \(message)\n")
         }
     }
 }

@@ -1,5 +1,6 @@
 import CMotionABI
-import Foundation
+import FoundationEssentials
+import Glibc
 import MotionCore
 
 /// The host's side of the C ABI: the `motion_host_v1` table every plugin receives.

@@ -1,5 +1,6 @@
 import CMotionABI
-import Foundation
+import FoundationEssentials
+import Glibc
 import MotionCore
 
 /// The plans an entry performer is being handed right now on this thread (innermost last), so that the

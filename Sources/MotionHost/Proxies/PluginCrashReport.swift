@@ -1,5 +1,5 @@
 import CMotionHostSupport
-import Foundation
+import FoundationEssentials
 
 /// Names the plugin that was running when the process received a fatal signal, in one line on standard
 /// error (and, when a timeline is attached, as its last `error` line), instead of a crash report about

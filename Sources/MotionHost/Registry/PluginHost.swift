@@ -1,5 +1,5 @@
 import CMotionABI
-import Foundation
+import FoundationEssentials
 import MotionCore
 
 /// The plugin host as a ``PerformerRegistry``: plan types come from the manifests of a

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MotionCore
 
 /// A reload that was applied: which plugin, where its new code came from, and what was re-created.

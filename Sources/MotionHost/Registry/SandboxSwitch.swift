@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MotionCore
 
 /// Switching an isolated plugin's performers to a new sandbox: one rule for a restart after a crash

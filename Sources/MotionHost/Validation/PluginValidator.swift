@@ -1,6 +1,9 @@
 import CMotionABI
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import MotionCore
+import MotionFiles
 import Synchronization
 
 /// One check of a plugin, as ``PluginValidator`` reports it.
@@ -159,13 +162,13 @@ public final class PluginValidator {
                 let plugin = try host.loadIsolated(manifest, performer: first)
                 let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
                 return String(
-                    format: "motion-sandbox started, confined, loaded and entered the library in %.1f ms; the plan checks below run in it",
+                    cFormat: "motion-sandbox started, confined, loaded and entered the library in %.1f ms; the plan checks below run in it",
                     milliseconds)
                     + (plugin.hasUpdateMany ? " (update_many in one request per frame)" : "")
             }
         }
         _ = check("scan time") {
-            let text = String(format: "%.1f ms", scanSeconds * 1000)
+            let text = String(cFormat: "%.1f ms", scanSeconds * 1000)
             guard scanSeconds < Self.scanTimeLimit else {
                 throw Failure(description: "\(text), over the \(Int(Self.scanTimeLimit * 1000)) ms limit")
             }
@@ -229,7 +232,7 @@ public final class PluginValidator {
                 guard twice == 0 else {
                     throw Failure(description: "a token was terminated twice (\(twice) time(s)); each token terminates exactly once")
                 }
-                return String(format: "idle after %.2f s", time)
+                return String(cFormat: "idle after %.2f s", time)
             }
             _ = check("emissions name known plan types") {
                 let known = Set(catalog.planTypes)

@@ -1,5 +1,7 @@
 import DeviceMotion
-import Foundation
+import FoundationEssentials
+import Glibc
+import MotionFiles
 
 /// `serve --device-motion iio[:DEVICE]`: the kernel's IIO sensors as a live device-motion source.
 ///
@@ -22,7 +24,7 @@ public final class IIOLiveSource: @unchecked Sendable {
     /// Seconds between polls.
     public let interval: Double
     private let now: RealTimeClock.Now
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var pending: (samples: [DeviceMotion], failure: String?, isStarted: Bool, isStopping: Bool) = (
         [], nil, false, false
     )
@@ -90,8 +92,8 @@ public final class IIOLiveSource: @unchecked Sendable {
             return try IIOSensorReader(deviceNames: device.split(separator: ",").map(String.init))
         }
         let url = URL(fileURLWithPath: device)
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue else {
+        var isFolder: Bool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder else {
             throw IIOError(
                 .noDevices,
                 "no such folder. To fix, give a devices folder laid out as /sys/bus/iio/devices, one device's folder in it, or device names",
@@ -100,7 +102,7 @@ public final class IIOLiveSource: @unchecked Sendable {
         // One device's folder (it has a name file): its parent holds it, and only it is used.
         let nameFile = url.appendingPathComponent("name")
         guard FileManager.default.fileExists(atPath: nameFile.path) else { return try IIOSensorReader(root: url) }
-        let name = (try? String(contentsOf: nameFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let name = (try? String(contentsOf: nameFile, encoding: .utf8))?.trimmingWhitespace(includingNewlines: true) ?? ""
         return try IIOSensorReader(root: url.deletingLastPathComponent(), deviceNames: [name])
     }
 
@@ -124,9 +126,7 @@ public final class IIOLiveSource: @unchecked Sendable {
         for type in [IIOChannelType.accel, .anglvel, .magn] where reader.device(for: type) != nil {
             try? reader.setSamplingFrequency(1 / interval, of: type)
         }
-        let thread = Thread { [self] in poll() }
-        thread.name = "motion-iio"
-        thread.start()
+        DetachedThread.start(name: "motion-iio") { [self] in poll() }
     }
 
     private func poll() {

@@ -1,6 +1,8 @@
 import CLibWebSockets
-import Foundation
+import Dispatch
+import FoundationEssentials
 import MotionCore
+import MotionFiles
 import Synchronization
 
 /// The live host's HTTP and WebSocket server, over libwebsockets, on its own event-loop thread.
@@ -105,9 +107,7 @@ public final class LiveServer: @unchecked Sendable {
             address.port = Int(lws_get_vhost_listen_port(vhost))
         }
         policy = RequestPolicy(listen: address, token: configuration.token)
-        let thread = Thread { [self] in runLoop() }
-        thread.name = "motion-live"
-        thread.start()
+        DetachedThread.start(name: "motion-live") { [self] in runLoop() }
     }
 
     private func runLoop() {
@@ -341,14 +341,14 @@ public final class LiveServer: @unchecked Sendable {
         guard length > 0 else { return nil }
         var buffer = [CChar](repeating: 0, count: Int(length) + 1)
         guard lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 else { return nil }
-        return String(cString: buffer)
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     private func queryArgument(_ wsi: OpaquePointer, _ name: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         var index: Int32 = 0
         while lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), WSI_TOKEN_HTTP_URI_ARGS, index) >= 0 {
-            let argument = String(cString: buffer)
+            let argument = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             if argument.hasPrefix(name + "=") { return String(argument.dropFirst(name.count + 1)) }
             if argument == name { return "" }
             index += 1
@@ -539,7 +539,7 @@ public final class LiveServer: @unchecked Sendable {
             do {
                 decoded = try decodeTransaction(transaction)
             } catch {
-                throw LiveRefusal(error.status, error.message.replacingOccurrences(of: "$.", with: "$.transaction.", options: .anchored))
+                throw LiveRefusal(error.status, error.message.hasPrefix("$.") ? "$.transaction." + error.message.dropFirst(2) : error.message)
             }
             try enqueue(.transaction(decoded, reply: LiveReply(server: self, connection: session.id, webSocketID: id)))
         } catch {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import MotionFiles
 
 /// Runs a command line against the command tree and turns the outcome into output and an exit
 /// status, as swift-argument-parser does: help and version to standard output with status 0; usage
@@ -51,11 +52,11 @@ enum CommandLineTool {
 
     /// Writes text to standard output.
     static func writeStandardOutput(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        StandardStream.output.write(text)
     }
 
     /// Writes text to standard error.
     static func writeStandardError(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        StandardStream.error.write(text)
     }
 }

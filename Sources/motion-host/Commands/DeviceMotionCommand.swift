@@ -1,6 +1,7 @@
 import DeviceMotion
-import Foundation
+import FoundationEssentials
 import MotionCore
+import MotionFiles
 
 /// `motion-host device-motion RECORDING`: prints a recording's Core Motion `DeviceMotion` stream, one
 /// sample per line, estimating attitude where the recording holds only raw sensors. The samples are read
@@ -51,16 +52,15 @@ func runDeviceMotion(_ values: ParsedValues) throws -> Int32 {
     var out = ""
     out.reserveCapacity(1 << 16)
     if let header = format.header { out += header + "\n" }
-    let stdout = FileHandle.standardOutput
     for sample in samples {
         out += sample.formatted(as: format)
         out += "\n"
         if out.utf8.count > 60_000 {
-            stdout.write(Data(out.utf8))
+            StandardStream.output.write(out)
             out.removeAll(keepingCapacity: true)
         }
     }
-    stdout.write(Data(out.utf8))
+    StandardStream.output.write(out)
     return 0
 }
 
@@ -83,5 +83,5 @@ private func writePartialSamples(_ samples: [PartialDeviceMotion], csv: Bool) {
             out += "{" + fields.joined(separator: ",") + "}\n"
         }
     }
-    FileHandle.standardOutput.write(Data(out.utf8))
+    StandardStream.output.write(out)
 }

@@ -1,6 +1,9 @@
 import CMotionHostSupport
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import MotionCore
+import MotionFiles
 import MotionHost
 
 /// `motion-host run SCENE`: loads a scene, runs it and writes its timeline (and plot).
@@ -167,7 +170,7 @@ final class ProgressLine {
         guard now - start > 1_000_000_000, now - lastDrawn > 100_000_000 else { return }
         lastDrawn = now
         hasDrawn = true
-        var text = "\rmotion-host: frame \(point.frame), t = \(String(format: "%.2f", point.time)) s"
+        var text = "\rmotion-host: frame \(point.frame), t = \(String(cFormat: "%.2f", point.time)) s"
         if let endTime, endTime > 0 {
             text += " of \(JSONText.number(endTime)) s (\(Int(100 * point.time / endTime))%)"
         }

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import MotionFiles
 import MotionHost
 
 /// The hidden first argument that makes `motion-host` the validator's child process for one manifest.
@@ -22,20 +25,20 @@ func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
     // The same configuration as `run` (library folders, pins, plan-type owners), passed on to each child.
     let configuration = try PluginEnvironment.configuration(at: values.value("config"))
     let isolating = values.values("isolate").map { $0 == "all" ? "*" : $0 }
-    var isDirectory: ObjCBool = false
+    var isDirectory: Bool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
         throw MotionHostError(.unreadableFile, file: path, "no such file or folder")
     }
     var manifests: [String] = []
     var skipped: [String] = []
-    if isDirectory.boolValue {
+    if isDirectory {
         // The same files discovery reads (`plugins list`, `run`): visible *.json names that are regular files
         // once symbolic links are followed. A folder, FIFO or device named *.json is skipped, never read.
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter {
             $0.hasSuffix(".json") && !$0.hasPrefix(".")
         }
         for name in names.sorted() {
-            let file = (path as NSString).appendingPathComponent(name)
+            let file = appendingPathComponent(name, to: path)
             var status = stat()
             if stat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
                 manifests.append(file)
@@ -52,7 +55,7 @@ func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
     for file in skipped {
         print("\(file): SKIP not a regular file; plugins list and run skip it too")
     }
-    if isDirectory.boolValue {
+    if isDirectory {
         // Across the folder: two manifests claiming one plan type (or one plugin id) is a failure too.
         let catalog = PluginCatalog.discover(
             searchPath: PluginSearchPath(directories: [URL(fileURLWithPath: path, isDirectory: true)]),
@@ -84,7 +87,7 @@ func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
         let result = validateInChild(manifest: manifest, configuration: configuration.url?.path, isolating: isolating, timeout: timeout)
         for line in result.lines {
             // Errors name their file; the line begins with it already.
-            print("\(manifest): \(line.replacingOccurrences(of: ": \(manifest): ", with: ": "))")
+            print("\(manifest): \(line.replacing(": \(manifest): ", with: ": "))")
             checks += 1
             if line.hasPrefix("FAIL") { failed += 1 }
         }
@@ -100,32 +103,28 @@ func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
 private func validateInChild(manifest: String, configuration: String?, isolating: [String], timeout: Double) -> (
     lines: [String], exitStatus: Int32
 ) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    process.arguments =
+    let executable = realpathText("/proc/self/exe") ?? "/proc/self/exe"
+    let arguments =
         [validateChildArgument, manifest] + (configuration.map { [$0] } ?? [])
         + (isolating.isEmpty ? [] : [validateIsolatePrefix + isolating.joined(separator: ",")])
     var environment = ProcessInfo.processInfo.environment
     environment["SWIFT_BACKTRACE"] = "enable=no"  // a crashing plugin should end the child at once
-    process.environment = environment
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    let finished = DispatchSemaphore(value: 0)
-    process.terminationHandler = { _ in finished.signal() }
+    let child: ChildProcess
     do {
-        try process.run()
+        child = try ChildProcess(executable: executable, arguments: arguments, environment: environment)
     } catch {
-        return (["FAIL child process: could not start \(process.executableURL?.path ?? "motion-host"): \(error)"], 1)
+        return (["FAIL child process: could not start \(executable): \(error)"], 1)
     }
     // Read while waiting, so a chatty child never blocks on a full pipe.
-    let reader = OutputCollector(handle: output.fileHandleForReading)
+    let reader = OutputCollector(fileDescriptor: child.output)
     var timedOut = false
-    if finished.wait(timeout: .now() + timeout) == .timedOut {
+    var status = child.waitForExit(timeout: timeout)
+    if status == nil {
         timedOut = true
-        kill(process.processIdentifier, SIGKILL)
-        finished.wait()
+        kill(child.pid, SIGKILL)
+        status = child.waitForExit(timeout: nil)
     }
+    let ending = ChildProcess.Ending(waitStatus: status ?? 0)
     let text = reader.finish()
     var lines: [String] = []
     var current: String?
@@ -139,13 +138,12 @@ private func validateInChild(manifest: String, configuration: String?, isolating
     }
     if timedOut {
         lines.append("FAIL \(current ?? "checks"): timed out after \(timeoutDescription(timeout)); the plugin hangs")
-    } else if process.terminationReason == .uncaughtSignal {
-        let signal = process.terminationStatus
+    } else if case .signal(let signal) = ending {
         lines.append("FAIL \(current ?? "checks"): the plugin crashed the child process with signal \(signal) (\(signalName(signal)))")
-    } else if process.terminationStatus != 0, !lines.contains(where: { $0.hasPrefix("FAIL") }) {
-        lines.append("FAIL checks: the child process exited with status \(process.terminationStatus)")
+    } else if case .exit(let code) = ending, code != 0, !lines.contains(where: { $0.hasPrefix("FAIL") }) {
+        lines.append("FAIL checks: the child process exited with status \(code)")
     }
-    return (lines, process.terminationStatus)
+    return (lines, ending.terminationStatus)
 }
 
 private func timeoutDescription(_ seconds: Double) -> String {
@@ -165,23 +163,105 @@ private func signalName(_ signal: Int32) -> String {
     }
 }
 
-/// Collects a pipe's output on a background thread.
+/// Collects a pipe's output on a background thread, until the end of the pipe; closes the descriptor then.
 private final class OutputCollector: @unchecked Sendable {
-    // @unchecked: `data` is written by the reading thread and read only after `done` is signalled.
-    private var data = Data()
+    // @unchecked: `bytes` is written by the reading thread and read only after `done` is signalled.
+    private var bytes: [UInt8] = []
     private let done = DispatchSemaphore(value: 0)
 
-    init(handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
+    init(fileDescriptor: Int32) {
+        DetachedThread.start(name: "validate output") { [self] in
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                bytes += chunk[..<n]
+            }
+            close(fileDescriptor)
             done.signal()
         }
     }
 
     func finish() -> String {
         done.wait()
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: bytes, as: UTF8.self)
     }
+}
+
+/// A child process started with `posix_spawn(3)` (for Foundation's `Process`, which FoundationEssentials
+/// lacks): standard input from `/dev/null`, standard output into a pipe (``output``), standard error to
+/// `/dev/null`; the signal mask emptied and every signal's action reset, whatever thread starts it.
+private struct ChildProcess {
+    /// How a child ended, from its `waitpid(2)` status.
+    enum Ending {
+        case exit(Int32)
+        case signal(Int32)
+
+        init(waitStatus: Int32) {
+            // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift's Glibc module does not import (C macros).
+            self = waitStatus & 0x7f == 0 ? .exit((waitStatus >> 8) & 0xff) : .signal(waitStatus & 0x7f)
+        }
+
+        /// The exit code, or the signal's number, as Foundation's `Process.terminationStatus` gives it.
+        var terminationStatus: Int32 {
+            switch self {
+            case .exit(let code), .signal(let code): code
+            }
+        }
+    }
+
+    let pid: pid_t
+    /// The reading end of the child's standard output (close-on-exec).
+    let output: Int32
+
+    init(executable: String, arguments: [String], environment: [String: String]) throws(SpawnError) {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw SpawnError(errno: errno) }
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        let pid: pid_t
+        do {
+            pid = try Spawn.start(
+                executable, arguments: arguments, environment: environment.map { "\($0.key)=\($0.value)" },
+                actions: [
+                    .open(fd: 0, path: "/dev/null", flags: O_RDONLY), .duplicate(source: ends[1], as: 1),
+                    .open(fd: 2, path: "/dev/null", flags: O_WRONLY),
+                ])
+        } catch {
+            close(ends[0])
+            close(ends[1])
+            throw error
+        }
+        close(ends[1])
+        self.pid = pid
+        output = ends[0]
+    }
+
+    /// Waits for the child to end, polling `waitpid(2)` every 2 ms up to `timeout` seconds (`nil`: blocking).
+    /// - Returns: The raw wait status; `nil` when the child still runs at the time-out.
+    func waitForExit(timeout: Double?) -> Int32? {
+        var status: Int32 = 0
+        guard let timeout else {
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            return status
+        }
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
+        while true {
+            let ended = waitpid(pid, &status, WNOHANG)
+            if ended == pid { return status }
+            if ended < 0 && errno != EINTR { return 0 }
+            if DispatchTime.now().uptimeNanoseconds >= deadline { return nil }
+            usleep(2000)
+        }
+    }
+}
+
+/// The canonical path (symbolic links resolved) of `path`, or `nil`. Wraps `realpath(3)`.
+private func realpathText(_ path: String) -> String? {
+    guard let resolved = realpath(path, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
 }
 
 /// The child process: runs ``PluginValidator`` on one manifest, printing `BEGIN <check>` before each
@@ -193,7 +273,7 @@ private final class OutputCollector: @unchecked Sendable {
 ///   - isolating: Plugin ids to run in a sandbox (`--isolate`), `*` for every plugin.
 func runValidateChild(manifest: String, configurationPath: String?, isolating: [String] = []) -> Int32 {
     // Written straight to the file descriptor (no buffering), so nothing is lost if the plugin crashes.
-    func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    func emit(_ line: String) { StandardStream.output.write(line + "\n") }
     let configuration: HostConfiguration
     do {
         configuration = try configurationPath.map { try HostConfiguration.load(contentsOf: URL(fileURLWithPath: $0)) } ?? .empty

@@ -1,7 +1,8 @@
 import CMotionABI
 import DeviceMotion
 import DeviceMotionABI
-import Foundation
+import Dispatch
+import FoundationEssentials
 import MotionCore
 import MotionHost
 import Synchronization

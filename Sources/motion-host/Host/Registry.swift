@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MotionCore
 import MotionHost
 
@@ -24,15 +24,15 @@ struct PluginEnvironment {
     ///   that does not exist or does not decode.
     init(pluginPaths: [String], configPath: String?) throws(MotionHostError) {
         for path in pluginPaths {
-            var isDirectory: ObjCBool = false
+            var isDirectory: Bool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
                 throw MotionHostError(
                     .registryUnavailable, file: path, "--plugin-path: no such folder\(Self.repositoryHint(for: path))")
             }
-            guard isDirectory.boolValue else {
+            guard isDirectory else {
                 throw MotionHostError(
                     .registryUnavailable, file: path,
-                    "--plugin-path: a file, not a folder; it takes the folder that holds the manifests. To fix, pass --plugin-path \((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)"
+                    "--plugin-path: a file, not a folder; it takes the folder that holds the manifests. To fix, pass --plugin-path \(parentFolder(of: path).isEmpty ? "." : parentFolder(of: path))"
                 )
             }
         }

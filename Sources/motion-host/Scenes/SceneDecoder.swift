@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MotionCore
 import MotionFiles
 
@@ -45,21 +45,6 @@ enum SceneDecoder {
     static func transaction(_ root: JSONValue, targetNames: SceneTargetNames) throws(SceneFieldError) -> Transaction {
         let reader = JSONDocumentReader<SceneFieldError>(file: URL(fileURLWithPath: "request"))
         return try SceneFields(path: "request", r: reader).transaction(root, targetNames: targetNames)
-    }
-
-    private static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(posix.code)))
-        }
-        if nsError.domain == NSCocoaErrorDomain {
-            switch nsError.code {
-            case NSFileReadNoSuchFileError: return "no such file"
-            case NSFileReadNoPermissionError: return "permission denied"
-            default: break
-            }
-        }
-        return nsError.localizedDescription
     }
 }
 

@@ -1,7 +1,8 @@
 import CMotionHostSupport
 import DeviceMotion
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import MotionCore
 import MotionHost
 import MotionLive

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MotionCore
 
 /// Writes a timeline as CSV (RFC 4180): a header row `time,frame,target,property,x,y,z,w`, then one
@@ -69,6 +69,6 @@ final class CSVTimelineWriter: TimelineSink {
     /// A field, quoted when it holds a comma, a quote or a line break (RFC 4180).
     static func field(_ text: String) -> String {
         guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return "\"" + text.replacing("\"", with: "\"\"") + "\""
     }
 }

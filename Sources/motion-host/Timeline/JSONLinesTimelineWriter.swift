@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MotionCore
 
 /// Writes a timeline as JSON Lines: one JSON object per line, its kind named by its first key.

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import MotionCore
+import MotionFiles
 
 /// Draws a run as an SVG picture: the scene's name as title, one stacked panel per animated
 /// property (a property that changed at least once) with its own y range, one curve per component,
@@ -256,7 +258,7 @@ struct SVGPlot {
     static func label(_ value: Double, ticks: [Double]) -> String {
         let step = ticks.count > 1 ? abs(ticks[1] - ticks[0]) : max(abs(value), 1)
         let decimals = max(0, Int(-floor(log10(step) + 1e-9)))
-        let text = String(format: "%.\(min(decimals, 10))f", value)
+        let text = String(cFormat: "%.\(min(decimals, 10))f", value)
         return text.hasPrefix("-") && Double(text) == 0 ? String(text.dropFirst()) : text
     }
 
@@ -275,7 +277,7 @@ struct SVGPlot {
         return lines
     }
 
-    private func f(_ value: Double) -> String { String(format: "%.2f", value) }
+    private func f(_ value: Double) -> String { String(cFormat: "%.2f", value) }
 
     private func escape(_ text: String) -> String {
         var out = ""

@@ -1,5 +1,6 @@
 import CMotionHostSupport
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A buffered text destination written in place: standard output or a file. Keeps the first write error
 /// instead of throwing, so a timeline sink can stay non-throwing; the command reports it at the end.
@@ -166,7 +167,7 @@ struct WholeFileOutput {
             throw MotionHostError(.unwritableOutput, file: path, "cannot create the output file: \(String(cString: strerror(errno)))")
         }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        let temporary = String(cString: template)
+        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         var failure: String?
         var text = text
         text.withUTF8 { bytes in

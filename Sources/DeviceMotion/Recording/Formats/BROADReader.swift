@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reads a BROAD benchmark trial CSV: accelerometer m/s² (specific-force sign), gyroscope rad/s,
 /// magnetometer µT, movement flag and optical reference quaternion (w first, IMU → ENU).

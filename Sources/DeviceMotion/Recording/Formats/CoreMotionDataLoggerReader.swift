@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reads a CoreMotion-Data-Logger pair: `rotationRate_<when>.txt` (rad/s) and `userAcceleration_<when>.txt`
 /// (g), header-less lines `timestamp,x,y,z` written from the same `CMDeviceMotion` objects.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reads an iPhone CMDeviceMotion CSV (columns named after Core Motion's properties, Core Motion's units).
 enum IPhoneDeviceMotionReader {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reads a "Sensor Logger" app export folder.
 ///

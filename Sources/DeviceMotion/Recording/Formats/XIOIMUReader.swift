@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reads an x-io Technologies IMU CSV: gyroscope deg/s, accelerometer g (specific-force sign), magnetometer µT.
 enum XIOIMUReader {
