@@ -1,6 +1,8 @@
 import CMotionABI
-import Foundation
+import FoundationEssentials
+import Glibc
 import MotionCore
+import MotionFiles
 import Synchronization
 
 // The host's plans extension (`MOTION_HOST_EXTENSION_PLANS`, motion/plans.h, ABI 1.4): a plan handed over by
@@ -37,8 +39,8 @@ enum PlanLayouts {
     private static let capacity = Int(MOTION_PLAN_LAYOUT_MAX_COUNT)
     nonisolated(unsafe) private static let storage = UnsafeMutablePointer<Layout>.allocate(capacity: capacity)
     private static let count = Atomic<Int>(0)
-    // NSLock, not Mutex: Thread Sanitizer cannot see Mutex (Documentation/PITFALLS.md).
-    private static let lock = NSLock()
+    // A pthread mutex, not Mutex: Thread Sanitizer cannot see Mutex (Documentation/PITFALLS.md).
+    private static let lock = ThreadLock()
 
     /// A new layout of `names`, or the negative status the header gives.
     static func make(_ names: [String]) -> motion_plan_layout {
