@@ -636,12 +636,20 @@ public final class Scheduler {
                 failures.append(error)
             }
         }
-        // The old performers leave the frame list (a slot of a replaced one has a handle its new record does
-        // not have) and the names they held, while `retired` still keeps them alive.
+        // The old performers leave the frame list and the names they held, while `retired` still keeps them
+        // alive. A new performer that took a token while it was made has one slot, its record's last (the
+        // old ones' came before it): their handles cannot tell them apart (an isolated plugin's member in a
+        // new sandbox has its predecessor's handle, in another batch).
         let replaced = Set(made.map { Int32($0.0) })
-        frameUpdaters.removeAll { slot in
-            replaced.contains(slot.performer) && records[Int(slot.performer)].frameHandle != slot.handle
+        var newSlots: [Int32: Int] = [:]
+        for (position, slot) in frameUpdaters.enumerated()
+        where replaced.contains(slot.performer) && records[Int(slot.performer)].isInUpdateList {
+            newSlots[slot.performer] = position
         }
+        frameUpdaters = ContiguousArray(
+            frameUpdaters.enumerated().lazy.filter { position, slot in
+                !replaced.contains(slot.performer) || newSlots[slot.performer] == position
+            }.map(\.element))
         namedPlans = namedPlans.filter { !replaced.contains($0.value) }
         withExtendedLifetime(retired) {}
         return made
