@@ -70,13 +70,18 @@ struct RecreationTests {
             func addPlan(_ plan: Plan) throws { if token == nil { token = generator?.generate() } }
             func update(frame: Frame) {}
         }
-        final class Generation { var count = 0 }
+        final class Generation {
+            var count = 0
+            weak var first: Batch?
+        }
         let log = Log()
         let generation = Generation()
         let f = Fixture { registry, _ in
             registry.register(planTypes: ["Slotted"], className: "Slotted") { _ in
                 generation.count += 1
-                return Slotted(batch: Batch(generation.count, log: log))
+                let batch = Batch(generation.count, log: log)
+                if generation.count == 1 { generation.first = batch }
+                return Slotted(batch: batch)
             }
         }
         try f.harness.commit { $0.add(plan("Slotted"), to: "a") }
@@ -86,6 +91,12 @@ struct RecreationTests {
         f.scheduler.advanceFrame(to: 1)
         #expect(log.lines == ["batch 1 members [1] @0", "batch 2 members [1] @1"])
         #expect(f.scheduler.frameUpdatedPerformerCount == 1)
+        // The replaced batch (an isolated plugin's ended sandbox, with its megabytes of write buffers) is let go:
+        // each restart or reload kept one before.
+        #expect(generation.first == nil)
+        for _ in 0..<3 { try f.scheduler.recreatePerformers(of: [f.performerClass("Slotted")]) }
+        f.scheduler.advanceFrame(to: 2)
+        #expect(log.lines.last == "batch 5 members [1] @2")
     }
 
     @Test func recreatedPerformerGetsEveryPlanAgainInOrderNamedPlansByName() throws {  // R43

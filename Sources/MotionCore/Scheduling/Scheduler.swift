@@ -48,8 +48,9 @@ public final class Scheduler {
     private var planLogs: [Int32: PlanLog] = [:]
     /// The boxes of frame-updated performers that are not batched, by record index (``FrameSlot/handle``).
     private var updaterBoxes: [Int32: FrameUpdaterBox] = [:]
-    /// The frame batches of batched performers, each once; a frame slot names its batch by index here.
-    private var frameBatches: [any FrameBatch] = []
+    /// The frame batches of batched performers, each once; a frame slot names its batch by index here. A batch
+    /// no performer uses any more (its performers were replaced, R43) is let go and its index reused.
+    private var frameBatches: [(any FrameBatch)?] = []
     private var frameBatchIndices: [ObjectIdentifier: Int32] = [:]
     private var terminatedBeforeSeen: Set<UInt64> = []
     private var activeTokenCount = 0
@@ -499,6 +500,10 @@ public final class Scheduler {
             let batchIndex: Int32
             if let known = frameBatchIndices[id] {
                 batchIndex = known
+            } else if let free = frameBatches.firstIndex(where: { $0 == nil }) {
+                batchIndex = Int32(free)
+                frameBatches[free] = batch
+                frameBatchIndices[id] = batchIndex
             } else {
                 batchIndex = Int32(frameBatches.count)
                 frameBatches.append(batch)
@@ -651,6 +656,17 @@ public final class Scheduler {
                 !replaced.contains(slot.performer) || newSlots[slot.performer] == position
             }.map(\.element))
         namedPlans = namedPlans.filter { !replaced.contains($0.value) }
+        // The batches of the replaced performers that no performer uses now (a plugin's before its reload, an
+        // ended sandbox's) are let go; no frame slot names them any more.
+        var usedBatches = Set<Int16>()
+        for index in records.indices where records[index].frameBatch >= 0 && records[index].frameHandle != nil {
+            usedBatches.insert(records[index].frameBatch)
+        }
+        for index in frameBatches.indices where !usedBatches.contains(Int16(index)) {
+            guard let batch = frameBatches[index] else { continue }
+            frameBatchIndices[ObjectIdentifier(batch)] = nil
+            frameBatches[index] = nil
+        }
         withExtendedLifetime(retired) {}
         return made
     }
@@ -849,7 +865,7 @@ public final class Scheduler {
                     members[memberCount] = next.handle
                     memberCount += 1
                 }
-                frameBatches[Int(slot.batch)].update(UnsafeBufferPointer(rebasing: members[..<memberCount]), frame: frame)
+                frameBatches[Int(slot.batch)]!.update(UnsafeBufferPointer(rebasing: members[..<memberCount]), frame: frame)
             }
         }
         return errors
