@@ -119,6 +119,53 @@ struct CompositionTests {
         #expect(token.isTerminated)
     }
 
+    @Test func aFactoryThatEmitsAnAddWhileItIsMadeKeepsItsOwnPlace() throws {  // R5, R22, R32
+        // The factory emits (its context's emitter works at once on the scheduler's thread): the performer
+        // its emission makes is created first. The outer performer must still get its own plan, tokens and
+        // name, not the inner one's place.
+        final class Outer: ContinuousPerforming {
+            var plans = 0
+            var generator: IsActiveTokenGenerator?
+            var token: IsActiveToken?
+            func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { self.generator = generator }
+            func addPlan(_ plan: Plan) throws { plans += 1 }
+        }
+        let h = Harness { log in
+            let registry = TestPerformers.makeRegistry(log: log)
+            registry.register(planTypes: ["EmitWhileMade"], className: "EmitWhileMadePerformer") { context in
+                let early = Outer()
+                early.token = context.tokenGenerator.generate()
+                var transaction = Transaction()
+                transaction.add(plan("Record", ["inner": 1]), to: "b")
+                _ = try context.emitter.emit(transaction)
+                // After the inner performer is made, this one's emission is still its own.
+                transaction = Transaction()
+                transaction.add(plan("RecordOther"), to: "a")
+                _ = try context.emitter.emit(transaction)
+                return early
+            }
+            return registry
+        }
+        try h.commit { $0.add(plan("EmitWhileMade"), to: "a") }
+        #expect(
+            h.scheduler.performerDescriptions.map(\.description) == [
+                "RecordingPerformer@b", "OtherRecordingPerformer@a", "EmitWhileMadePerformer@a",
+            ])
+        #expect(h.log.entries(startingWith: "add RecordingPerformer@b").count == 1)
+        #expect(h.log.entries(startingWith: "add OtherRecordingPerformer@a").count == 1)
+        let outer = try #require(h.scheduler.performer(forTarget: "a", className: "EmitWhileMadePerformer") as? Outer)
+        #expect(outer.plans == 1)
+        #expect(outer.token?.isTerminated == false)
+        #expect(h.scheduler.tokenHolders.map(\.performer.description) == ["EmitWhileMadePerformer@a"])
+        try outer.token?.terminate()
+        #expect(!h.scheduler.isActive && h.scheduler.tokenHolders.isEmpty)
+        try h.commit { $0.add(plan("EmitWhileMade"), to: "a") }
+        try h.commit { $0.add(plan("Record", ["inner": 2]), to: "b") }
+        #expect(h.scheduler.performerCount == 3)
+        #expect(outer.plans == 2)
+        #expect(h.log.entries(startingWith: "add RecordingPerformer@b").count == 2)
+    }
+
     @Test func emissionFromAnotherThreadIsAppliedAtTheNextTurnInOrder() async throws {
         let h = Harness()
         try h.commit { $0.add(plan("Emit"), to: "a") }

@@ -45,6 +45,60 @@ struct RecreationTests {
         var calls: [String] { log.all }
     }
 
+    @Test func aRecreatedBatchedPerformerWithTheSameMemberHandleInANewBatchIsUpdatedOnceByTheNewBatch() throws {  // R43
+        // An isolated plugin's members are named by slot (slot 0 is handle 1) in each sandbox's batch: after a
+        // restart the new performer has the same handle in a new batch. Its predecessor's frame slot must go.
+        final class Log { var lines: [String] = [] }
+        final class Batch: FrameBatch {
+            let generation: Int
+            let log: Log
+            init(_ generation: Int, log: Log) {
+                self.generation = generation
+                self.log = log
+            }
+            func update(_ members: UnsafeBufferPointer<OpaquePointer>, frame: Frame) {
+                log.lines.append("batch \(generation) members \(members.map { Int(bitPattern: UnsafeRawPointer($0)) }) @\(frame.index)")
+            }
+        }
+        final class Slotted: BatchedFrameUpdating {
+            let frameBatch: (any FrameBatch)?
+            var generator: IsActiveTokenGenerator?
+            var token: IsActiveToken?
+            init(batch: Batch) { frameBatch = batch }
+            var frameBatchMember: OpaquePointer { OpaquePointer(bitPattern: 1)! }
+            func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { self.generator = generator }
+            func addPlan(_ plan: Plan) throws { if token == nil { token = generator?.generate() } }
+            func update(frame: Frame) {}
+        }
+        final class Generation {
+            var count = 0
+            weak var first: Batch?
+        }
+        let log = Log()
+        let generation = Generation()
+        let f = Fixture { registry, _ in
+            registry.register(planTypes: ["Slotted"], className: "Slotted") { _ in
+                generation.count += 1
+                let batch = Batch(generation.count, log: log)
+                if generation.count == 1 { generation.first = batch }
+                return Slotted(batch: batch)
+            }
+        }
+        try f.harness.commit { $0.add(plan("Slotted"), to: "a") }
+        f.scheduler.advanceFrame(to: 0)
+        let result = try f.scheduler.recreatePerformers(of: [f.performerClass("Slotted")])
+        #expect(result.recreated.map(\.description) == ["Slotted@a"] && result.failures.isEmpty)
+        f.scheduler.advanceFrame(to: 1)
+        #expect(log.lines == ["batch 1 members [1] @0", "batch 2 members [1] @1"])
+        #expect(f.scheduler.frameUpdatedPerformerCount == 1)
+        // The replaced batch (an isolated plugin's ended sandbox, with its megabytes of write buffers) is let go:
+        // each restart or reload kept one before.
+        #expect(generation.first == nil)
+        for _ in 0..<3 { try f.scheduler.recreatePerformers(of: [f.performerClass("Slotted")]) }
+        f.scheduler.advanceFrame(to: 2)
+        #expect(log.lines.last == "batch 5 members [1] @2")
+    }
+
     @Test func recreatedPerformerGetsEveryPlanAgainInOrderNamedPlansByName() throws {  // R43
         let f = Fixture()
         try f.harness.commit {

@@ -130,6 +130,24 @@ import Testing
         #expect(byJSON == MOTION_ERR_INVALID_ARGUMENT)
     }
 
+    @Test func aHandleKeptFromAnEarlierCallIsRefusedDuringTheNextOne() throws {
+        // The next plan's call runs at the same depth of the same thread: a handle kept from the one before
+        // must not read it (plans.h: "also one whose call has returned").
+        let layout = layout(["type"])
+        let stale = PlansInFlight.withHandle(plan) { $0 }
+        let next = Plan(type: "Spring", fields: [:])
+        var field = motion_plan_field()
+        let (staleStatus, ownStatus, ownType) = PlansInFlight.withHandle(next) { handle in
+            let staleStatus = plans.read(stale, layout, &field, 1)
+            var own = motion_plan_field()
+            let ownStatus = plans.read(handle, layout, &own, 1)
+            return (staleStatus, ownStatus, text(own))
+        }
+        #expect(staleStatus == MOTION_ERR_INVALID_ARGUMENT)
+        #expect(field.kind == MOTION_PLAN_FIELD_ABSENT)
+        #expect(ownStatus == MOTION_OK && ownType == "Spring")
+    }
+
     @Test func aBadLayoutOrCountIsRefusedAndWritesNothing() throws {
         #expect(layout([]) == MOTION_ERR_INVALID_ARGUMENT)
         #expect(layout(["to", ""]) == MOTION_ERR_INVALID_ARGUMENT)

@@ -37,6 +37,9 @@ public final class Scheduler {
     private var firstPerformerOfTarget: [Int32] = []
     /// The next creation attempt's ``PerformerKey/incarnation`` (never reused).
     private var nextIncarnation: UInt32 = 0
+    /// The record index, by incarnation, of each performer whose record is not at its key's index: one
+    /// whose factory emitted a transaction that made other performers first (R22), which took that index.
+    private var movedRecords: [UInt32: Int32] = [:]
     /// The performer holding each (target, name), by record index (R13–R19).
     private var namedPlans: [NamedPlanKey: Int32] = [:]
     /// Outstanding tokens past their performer's first (which its record holds), by id.
@@ -45,8 +48,9 @@ public final class Scheduler {
     private var planLogs: [Int32: PlanLog] = [:]
     /// The boxes of frame-updated performers that are not batched, by record index (``FrameSlot/handle``).
     private var updaterBoxes: [Int32: FrameUpdaterBox] = [:]
-    /// The frame batches of batched performers, each once; a frame slot names its batch by index here.
-    private var frameBatches: [any FrameBatch] = []
+    /// The frame batches of batched performers, each once; a frame slot names its batch by index here. A batch
+    /// no performer uses any more (its performers were replaced, R43) is let go and its index reused.
+    private var frameBatches: [(any FrameBatch)?] = []
     private var frameBatchIndices: [ObjectIdentifier: Int32] = [:]
     private var terminatedBeforeSeen: Set<UInt64> = []
     private var activeTokenCount = 0
@@ -100,7 +104,8 @@ public final class Scheduler {
         // R37: outstanding tokens are terminated and reported when the scheduler goes away.
         for token in outstandingTokens(where: { _ in true }) {
             token.invalidate()
-            trace(.tokenTerminated(id: token.id, performer: records[Int(token.owner.index)].description))
+            let description = record(of: token.owner).map { records[$0].description } ?? PerformerDescription(target: "?", className: "?")
+            trace(.tokenTerminated(id: token.id, performer: description))
         }
         if activeTokenCount > 0 {
             activeTokenCount = 0
@@ -434,40 +439,49 @@ public final class Scheduler {
         } else {
             firstPerformerOfTarget.append(contentsOf: repeatElement(-1, count: targetIndex + 1 - firstPerformerOfTarget.count))
         }
-        let index = records.count
-        try makePerformer(performerClass, target: target, index: index) { record in
+        return try makePerformer(performerClass, target: target, index: records.count) { record, index in
             // The target's newest performer goes first in its chain (a target has a few at most).
             record.nextOnTarget = firstPerformerOfTarget[targetIndex]
             firstPerformerOfTarget[targetIndex] = Int32(index)
             records.append(record)
         }
-        return index
     }
 
     /// The record index of the performer `key` names, or `nil` when it names none (a performer replaced by
     /// ``recreatePerformers(of:)``, or one whose creation failed or is under way).
     private func record(of key: PerformerKey) -> Int? {
         let index = Int(key.index)
-        guard index < records.count, records[index].incarnation == key.incarnation else { return nil }
+        guard index < records.count, records[index].incarnation == key.incarnation else {
+            guard !movedRecords.isEmpty, let moved = movedRecords[key.incarnation].map(Int.init),
+                records[moved].incarnation == key.incarnation
+            else { return nil }
+            return moved
+        }
         return index
     }
 
     /// Makes a performer for record `index` with its class's factory; `install` puts its record in place
     /// before the emitter and token generator are handed over (R11) and its creation is traced. When the
     /// factory fails, nothing is installed and the tokens it took are dropped.
+    ///
+    /// A new performer (`index` is the record count) whose factory emitted a transaction that made other
+    /// performers goes after them: `install` is given the index the record takes.
+    /// - Returns: The record's index.
+    @discardableResult
     private func makePerformer(
-        _ performerClass: PerformerClass, target: Target, index: Int, install: (inout PerformerRecord) -> Void
-    ) throws(CommitError) {
+        _ performerClass: PerformerClass, target: Target, index: Int, install: (inout PerformerRecord, Int) -> Void
+    ) throws(CommitError) -> Int {
+        let isNew = index == records.count
         let key = PerformerKey(index: Int32(index), incarnation: nextIncarnation)
         nextIncarnation &+= 1
         let emitter = TransactionEmitter(inbox: inbox, source: key)
         let tokenGenerator = IsActiveTokenGenerator(inbox: inbox, owner: key)
         let performer: any Performer
+        // A factory's emission may make other performers (R22) before this one is made: theirs nest.
+        let enclosing = (creating, tokensDuringCreation)
         creating = (key, PerformerDescription(target: target.id, className: performerClass.name))
-        defer {
-            creating = nil
-            tokensDuringCreation.removeAll()
-        }
+        tokensDuringCreation = []
+        defer { (creating, tokensDuringCreation) = enclosing }
         do {
             performer = try performerClass.make(
                 PerformerContext(target: target, performerClass: performerClass, emitter: emitter, tokenGenerator: tokenGenerator))
@@ -478,12 +492,18 @@ public final class Scheduler {
                 message: "performer class \(performerClass.name) (\(performerClass.origin)) could not be created: \(error)",
                 underlying: error)
         }
+        let index = isNew ? records.count : index
+        if index != Int(key.index) { movedRecords[key.incarnation] = Int32(index) }
         var record = PerformerRecord(performer: performer, performerClass: performerClass, target: target, incarnation: key.incarnation)
         if let batched = performer as? any BatchedFrameUpdating, let batch = batched.frameBatch {
             let id = ObjectIdentifier(batch)
             let batchIndex: Int32
             if let known = frameBatchIndices[id] {
                 batchIndex = known
+            } else if let free = frameBatches.firstIndex(where: { $0 == nil }) {
+                batchIndex = Int32(free)
+                frameBatches[free] = batch
+                frameBatchIndices[id] = batchIndex
             } else {
                 batchIndex = Int32(frameBatches.count)
                 frameBatches.append(batch)
@@ -493,14 +513,14 @@ public final class Scheduler {
             (record.frameBatch, record.frameHandle) = (Int16(batchIndex), batched.frameBatchMember)
         } else if let updater = performer as? any FrameUpdating {
             let box = FrameUpdaterBox(updater)
-            updaterBoxes[key.index] = box
+            updaterBoxes[Int32(index)] = box
             (record.frameBatch, record.frameHandle) = (-1, OpaquePointer(Unmanaged.passUnretained(box).toOpaque()))
         }
         if record.frameBatch >= 0 || record.frameHandle == nil, !updaterBoxes.isEmpty {
             // A performer replaced (R43) by one that is batched or not frame-updated leaves no box behind.
-            updaterBoxes[key.index] = nil
+            updaterBoxes[Int32(index)] = nil
         }
-        install(&record)
+        install(&record, index)
         // R11: the emitter and token generator are handed over once, before the first plan.
         if let composable = performer as? any ComposablePerforming { composable.setEmitter(emitter) }
         if let continuous = performer as? any ContinuousPerforming { continuous.setIsActiveTokenGenerator(tokenGenerator) }
@@ -509,6 +529,7 @@ public final class Scheduler {
         for token in tokensDuringCreation {
             if token.isTerminated { terminatedBeforeSeen.remove(token.id) } else { tokenGenerated(token, owner: key) }
         }
+        return index
     }
 
     // MARK: Re-creating performers (R43)
@@ -603,11 +624,10 @@ public final class Scheduler {
         for index in chosen {
             let old = records[index]
             let target = old.target
-            let oldKey = PerformerKey(index: Int32(index), incarnation: old.incarnation)
             do {
-                try makePerformer(old.performerClass, target: target, index: index) { new in
+                try makePerformer(old.performerClass, target: target, index: index) { new, _ in
                     // R37 for the replaced performer: its outstanding tokens end, traced.
-                    for token in outstandingTokens(where: { $0 == oldKey }) { endToken(token) }
+                    for token in outstandingTokens(where: { record(of: $0) == index }) { endToken(token) }
                     trace(.performerDestroyed(old.description))
                     new.nextOnTarget = old.nextOnTarget
                     retired.append(records[index])
@@ -621,13 +641,32 @@ public final class Scheduler {
                 failures.append(error)
             }
         }
-        // The old performers leave the frame list (a slot of a replaced one has a handle its new record does
-        // not have) and the names they held, while `retired` still keeps them alive.
+        // The old performers leave the frame list and the names they held, while `retired` still keeps them
+        // alive. A new performer that took a token while it was made has one slot, its record's last (the
+        // old ones' came before it): their handles cannot tell them apart (an isolated plugin's member in a
+        // new sandbox has its predecessor's handle, in another batch).
         let replaced = Set(made.map { Int32($0.0) })
-        frameUpdaters.removeAll { slot in
-            replaced.contains(slot.performer) && records[Int(slot.performer)].frameHandle != slot.handle
+        var newSlots: [Int32: Int] = [:]
+        for (position, slot) in frameUpdaters.enumerated()
+        where replaced.contains(slot.performer) && records[Int(slot.performer)].isInUpdateList {
+            newSlots[slot.performer] = position
         }
+        frameUpdaters = ContiguousArray(
+            frameUpdaters.enumerated().lazy.filter { position, slot in
+                !replaced.contains(slot.performer) || newSlots[slot.performer] == position
+            }.map(\.element))
         namedPlans = namedPlans.filter { !replaced.contains($0.value) }
+        // The batches of the replaced performers that no performer uses now (a plugin's before its reload, an
+        // ended sandbox's) are let go; no frame slot names them any more.
+        var usedBatches = Set<Int16>()
+        for index in records.indices where records[index].frameBatch >= 0 && records[index].frameHandle != nil {
+            usedBatches.insert(records[index].frameBatch)
+        }
+        for index in frameBatches.indices where !usedBatches.contains(Int16(index)) {
+            guard let batch = frameBatches[index] else { continue }
+            frameBatchIndices[ObjectIdentifier(batch)] = nil
+            frameBatches[index] = nil
+        }
         withExtendedLifetime(retired) {}
         return made
     }
@@ -826,7 +865,7 @@ public final class Scheduler {
                     members[memberCount] = next.handle
                     memberCount += 1
                 }
-                frameBatches[Int(slot.batch)].update(UnsafeBufferPointer(rebasing: members[..<memberCount]), frame: frame)
+                frameBatches[Int(slot.batch)]!.update(UnsafeBufferPointer(rebasing: members[..<memberCount]), frame: frame)
             }
         }
         return errors

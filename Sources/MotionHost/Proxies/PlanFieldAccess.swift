@@ -2,6 +2,7 @@ import CMotionABI
 import FoundationEssentials
 import Glibc
 import MotionCore
+import Synchronization
 
 /// The plans an entry performer is being handed right now on this thread (innermost last), so that the
 /// host's plan-field functions (`motion_host_v1.plan_number` …) answer from fields the host already holds
@@ -11,7 +12,7 @@ import MotionCore
 /// Thread rule: safe from any thread; each thread sees only its own stack.
 enum PlansInFlight {
     struct Entry {
-        /// The buffer's address (or the handle's, ``withHandle(_:_:)``), as a number: compared, never
+        /// The buffer's address (or the handle, ``withHandle(_:_:)``), as a number: compared, never
         /// dereferenced.
         let start: UInt
         /// The JSON's length; 0 for a plan by handle, which no JSON call (length > 0) can match.
@@ -58,24 +59,26 @@ enum PlansInFlight {
         return body()
     }
 
-    /// Runs `body` with `plan` registered under a handle of its own (`const motion_plan *`, motion/plans.h): the
-    /// address of one byte on this call's stack, unique while the call runs. Strings read meanwhile are freed
-    /// when it returns.
+    /// Runs `body` with `plan` registered under a handle of its own (`const motion_plan *`, motion/plans.h): a
+    /// number never given before in this process (not an address: the next call at the same depth would have
+    /// the same one, and a handle kept from this call would read that call's plan). Strings read meanwhile are
+    /// freed when it returns.
     static func withHandle<R>(_ plan: Plan, _ body: (OpaquePointer) -> R) -> R {
         let stack = self.stack
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1) { byte in
-            let handle = byte.baseAddress!
-            let mark = stack.texts.mark
-            let depth = stack.entries.count
-            stack.entries.append(Entry(start: UInt(bitPattern: handle), length: 0, type: plan.type, fields: plan.fields, plan: plan))
-            defer {
-                // With the JSON buffers motion_plans_v1.json filled for it meanwhile (``registerJSON(_:of:)``).
-                stack.entries.removeSubrange(depth...)
-                stack.texts.reset(to: mark)
-            }
-            return body(OpaquePointer(handle))
+        let handle = lastHandle.wrappingAdd(1, ordering: .relaxed).newValue
+        let mark = stack.texts.mark
+        let depth = stack.entries.count
+        stack.entries.append(Entry(start: handle, length: 0, type: plan.type, fields: plan.fields, plan: plan))
+        defer {
+            // With the JSON buffers motion_plans_v1.json filled for it meanwhile (``registerJSON(_:of:)``).
+            stack.entries.removeSubrange(depth...)
+            stack.texts.reset(to: mark)
         }
+        return body(OpaquePointer(bitPattern: handle)!)
     }
+
+    /// The last handle ``withHandle(_:_:)`` gave (0: none yet).
+    private static let lastHandle = Atomic<UInt>(0)
 
     /// Registers the buffer `motion_plans_v1.json` filled with the JSON of the plan in entry `index` as that plan
     /// in flight, until the handle's call returns: the plan-field functions (`plan_number` …) then answer for it
