@@ -140,29 +140,12 @@ public final class TweenAnimations {
         to time: Double, currentValue: (_ key: Int64) -> [Double]?, write: (_ key: Int64, _ value: Components) -> Bool,
         finished: (_ key: Int64) -> Void
     ) {
-        advance(to: time, where: { _ in true }, currentValue: currentValue, write: write, finished: finished)
-    }
-
-    /// As ``advance(to:currentValue:write:finished:)``, for the tweens whose key satisfies `isIncluded` only: the
-    /// others are left as they are (not started, not written), for a frame of some of the performers sharing
-    /// this instance.
-    /// - Parameter isIncluded: Whether the tween on a key moves in this frame; it may not add or remove tweens.
-    @inlinable @inline(__always)
-    public func advance(
-        to time: Double, where isIncluded: (_ key: Int64) -> Bool, currentValue: (_ key: Int64) -> [Double]?,
-        write: (_ key: Int64, _ value: Components) -> Bool, finished: (_ key: Int64) -> Void
-    ) {
         isAdvancing = true
         defer { isAdvancing = false }
         let count = storedCount
         var kept = 0
         for i in 0..<count {
             let record = unsafe records + i
-            guard unsafe isIncluded(record.pointee.key) else {
-                if kept != i { unsafe records[kept] = record.pointee }
-                kept += 1
-                continue
-            }
             if unsafe !record.pointee.hasStart {
                 unsafe record.pointee.start = time
                 unsafe record.pointee.hasStart = true
