@@ -621,13 +621,25 @@ public final class Scheduler {
         // Kept alive until this returns, so no new performer's frame handle can reuse an old one's address.
         var retired: [PerformerRecord] = []
         var made: [(Int, Target, [PlanLog.Entry])] = []
+        // The chosen performers' tokens past their first, by record, found in one pass: a scan of every token for
+        // each replaced performer made replacing 1,000 running Tweens a million token visits (a third of a reload).
+        var extraTokensOfRecord: [Int: [IsActiveToken]] = [:]
+        if !extraTokens.isEmpty {
+            let chosenSet = Set(chosen)
+            for token in extraTokens.values {
+                if let index = record(of: token.owner), chosenSet.contains(index) { extraTokensOfRecord[index, default: []].append(token) }
+            }
+        }
         for index in chosen {
             let old = records[index]
             let target = old.target
             do {
                 try makePerformer(old.performerClass, target: target, index: index) { new, _ in
-                    // R37 for the replaced performer: its outstanding tokens end, traced.
-                    for token in outstandingTokens(where: { record(of: $0) == index }) { endToken(token) }
+                    // R37 for the replaced performer: its outstanding tokens end, in the order they were generated, traced.
+                    var tokens = extraTokensOfRecord[index] ?? []
+                    if let first = records[index].token { tokens.append(first) }
+                    if tokens.count > 1 { tokens.sort { $0.id < $1.id } }
+                    for token in tokens { endToken(token) }
                     trace(.performerDestroyed(old.description))
                     new.nextOnTarget = old.nextOnTarget
                     retired.append(records[index])
