@@ -317,21 +317,7 @@ public final class PluginHost: PerformerRegistry {
     /// - Returns: The sandbox, and the plugins of the group it refused (by plugin id), which are not to be used.
     /// - Throws: ``PluginError`` when it refused the first plugin (the sandbox is ended then), or could not start.
     func startSandbox(_ manifests: [PluginManifest], restarts: Int = 0) throws(PluginError) -> (IsolatedPlugin, refused: [String: PluginError]) {
-        let plugin = try IsolatedPlugin(
-            manifests: manifests, loader: loader, settings: isolation(of: manifests[0].id), timeout: pluginTimeout, logSink: logSink,
-            restarts: restarts)
-        var refused = plugin.refusals
-        for member in plugin.members where refusesCapabilityMismatches && !member.capabilityMismatches.isEmpty {
-            refused[member.manifest.id] = PluginError(
-                code: .invalidInterface,
-                message:
-                    "the manifest does not describe the library, so it is not used: \(member.capabilityMismatches.joined(separator: "; ")). plugins validate checks this too",
-                for: member.manifest)
-        }
-        if let error = refused[manifests[0].id], manifests.allSatisfy({ refused[$0.id] != nil }) {
-            plugin.shutDown()
-            throw error
-        }
+        let (plugin, refused) = try sandboxStart.start(manifests, restarts: restarts)
         plugin.onFailure = { [weak self] failure in self?.failures.append(failure) }
         return (plugin, refused)
     }
@@ -339,12 +325,16 @@ public final class PluginHost: PerformerRegistry {
     /// Starts a sandbox that must load every one of `manifests` (a restart or a reload of a sandbox group).
     /// - Throws: ``PluginError``: the first refusal; the sandbox is ended then.
     func startWholeSandbox(_ manifests: [PluginManifest], restarts: Int = 0) throws(PluginError) -> IsolatedPlugin {
-        let (plugin, refused) = try startSandbox(manifests, restarts: restarts)
-        if let error = manifests.lazy.compactMap({ refused[$0.id] }).first {
-            plugin.shutDown()
-            throw error
-        }
+        let plugin = try sandboxStart.startWhole(manifests, restarts: restarts)
+        plugin.onFailure = { [weak self] failure in self?.failures.append(failure) }
         return plugin
+    }
+
+    /// What starting a sandbox takes from this host, as a value that another thread may use (a reload's new sandbox
+    /// is started off the scheduler's thread, ``prepareReload(from:)``).
+    var sandboxStart: SandboxStart {
+        SandboxStart(
+            loader: loader, timeout: pluginTimeout, logSink: logSink, refusesCapabilityMismatches: refusesCapabilityMismatches)
     }
 
     /// Loads a plugin's library once: the trust checks and `dlopen` (``LibraryLoader``), then for a
@@ -390,6 +380,46 @@ public final class PluginHost: PerformerRegistry {
                 message:
                     "the manifest does not describe the library, so it is not used: \(mismatches.joined(separator: "; ")). plugins validate checks this too",
                 for: manifest)
+        }
+        return plugin
+    }
+}
+
+/// How a ``PluginHost`` starts sandboxes (its loader, `--plugin-timeout`, log sink and capability check), as a value
+/// that any thread may use: a reload's new sandbox is started on the watcher's thread. The sandbox it returns has no
+/// ``IsolatedPlugin/onFailure`` yet; the host sets it on the scheduler's thread when it takes the sandbox.
+struct SandboxStart: Sendable {
+    let loader: LibraryLoader
+    let timeout: Double?
+    let logSink: PluginLog.Sink?
+    let refusesCapabilityMismatches: Bool
+
+    /// Starts a sandbox for isolated plugins (``PluginHost/startSandbox(_:restarts:)``).
+    func start(_ manifests: [PluginManifest], restarts: Int) throws(PluginError) -> (IsolatedPlugin, refused: [String: PluginError]) {
+        let plugin = try IsolatedPlugin(
+            manifests: manifests, loader: loader, settings: loader.configuration.isolation(of: manifests[0].id), timeout: timeout,
+            logSink: logSink, restarts: restarts)
+        var refused = plugin.refusals
+        for member in plugin.members where refusesCapabilityMismatches && !member.capabilityMismatches.isEmpty {
+            refused[member.manifest.id] = PluginError(
+                code: .invalidInterface,
+                message:
+                    "the manifest does not describe the library, so it is not used: \(member.capabilityMismatches.joined(separator: "; ")). plugins validate checks this too",
+                for: member.manifest)
+        }
+        if let error = refused[manifests[0].id], manifests.allSatisfy({ refused[$0.id] != nil }) {
+            plugin.shutDown()
+            throw error
+        }
+        return (plugin, refused)
+    }
+
+    /// Starts a sandbox that must load every one of `manifests` (``PluginHost/startWholeSandbox(_:restarts:)``).
+    func startWhole(_ manifests: [PluginManifest], restarts: Int) throws(PluginError) -> IsolatedPlugin {
+        let (plugin, refused) = try start(manifests, restarts: restarts)
+        if let error = manifests.lazy.compactMap({ refused[$0.id] }).first {
+            plugin.shutDown()
+            throw error
         }
         return plugin
     }
