@@ -325,15 +325,21 @@ struct ReloadableBuilds {
         #expect(host.takePendingWorkFailures().isEmpty)
     }
 
+    /// A run whose first build set `level` to 5 in one frame.
+    private static func runSettingLevel5() throws -> Run {
+        let run = try Run()
+        try run.step("level", 5)
+        run.advance()
+        return run
+    }
+
     /// Waits (at most 10 s) until the preparer has something for the frame boundary.
     private static func waitForPreparation(_ preparer: ReloadPreparer) {
         for _ in 0..<1000 where !preparer.hasPendingWork { usleep(10_000) }
     }
 
     @Test func aRebuildIsLoadedOnTheWatchersThreadAndTheFrameBoundaryOnlySwitches() throws {
-        let run = try Run()
-        try run.step("level", 5)
-        run.advance()
+        let run = try Self.runSettingLevel5()
         let id = "org.example.reloadable"
         let watcher = try PluginWatcher()
         try watcher.watch(pluginID: id, files: run.host.filesToWatch(ofPlugin: id))
@@ -364,9 +370,7 @@ struct ReloadableBuilds {
     }
 
     @Test func aReloadPreparedFromCodeThatWasReplacedMeanwhileIsDoneAgainFromTheStart() throws {
-        let run = try Run()
-        try run.step("level", 5)
-        run.advance()
+        let run = try Self.runSettingLevel5()
         let id = "org.example.reloadable"
         let stale = try #require(run.host.reloadBasis(ofPlugin: id))
         try run.builds.install(offset: 100)
@@ -385,9 +389,7 @@ struct ReloadableBuilds {
     }
 
     @Test func aPreparedReloadThatFailsItsChecksIsThrownAtTheBoundaryAndTheOldCodeKeepsRunning() throws {
-        let run = try Run()
-        try run.step("level", 5)
-        run.advance()
+        let run = try Self.runSettingLevel5()
         let id = "org.example.reloadable"
         let basis = try #require(run.host.reloadBasis(ofPlugin: id))
         let broken = run.builds.plugins.appendingPathComponent(".broken")
