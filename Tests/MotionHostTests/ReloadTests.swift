@@ -62,10 +62,10 @@ struct ReloadableBuilds {
         let scheduler: Scheduler
         private var frame = 0
 
-        init() throws {
+        init(loader: LibraryLoader = LibraryLoader()) throws {
             builds = try ReloadableBuilds()
             let manifest = try PluginManifest.load(contentsOf: builds.manifestURL)
-            host = PluginHost(catalog: PluginCatalog(plugins: [manifest]), loader: LibraryLoader(), logSink: { _, _ in })
+            host = PluginHost(catalog: PluginCatalog(plugins: [manifest]), loader: loader, logSink: { _, _ in })
             scene.addTarget("t", properties: ["level": PropertyValue(0), "other": PropertyValue(0)])
             scheduler = Scheduler(scene: scene, registry: host)
             scheduler.recordsPlansForRecreation = true
@@ -326,8 +326,8 @@ struct ReloadableBuilds {
     }
 
     /// A run whose first build set `level` to 5 in one frame.
-    private static func runSettingLevel5() throws -> Run {
-        let run = try Run()
+    private static func runSettingLevel5(loader: LibraryLoader = LibraryLoader()) throws -> Run {
+        let run = try Run(loader: loader)
         try run.step("level", 5)
         run.advance()
         return run
@@ -401,5 +401,42 @@ struct ReloadableBuilds {
         run.advance()
         #expect(run.value("level") == 5)
         #expect(run.host.reloadBasis(ofPlugin: id)?.isSame(as: basis) == true)
+    }
+
+    /// Whether process `pid` is gone, reaped (a zombie would still answer `kill(pid, 0)`), within 5 s.
+    private static func isReaped(_ pid: pid_t) -> Bool {
+        for _ in 0..<500 {
+            if kill(pid, 0) == -1 && errno == ESRCH { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    @Test func anIsolatedReloadPreparedTwiceEndsTheSandboxNobodyTakesAndTheReplacedOne() throws {
+        let run = try Self.runSettingLevel5(
+            loader: LibraryLoader(configuration: HostConfiguration(plugins: ["*": PluginIsolation(mode: .process)])))
+        let id = "org.example.reloadable"
+        let running = try #require(run.host.currentSandbox(ofPlugin: id)?.sandboxProcess)
+        let basis = try #require(run.host.reloadBasis(ofPlugin: id))
+        try run.builds.install(offset: 100)
+        // Two changes in a row, as a watcher sees them: the first preparation's new sandbox is not used.
+        let first = basis.prepare()
+        let second = basis.prepare()
+        guard case .sandbox(_, _, let unused)? = try? first.peekStage(), let unusedProcess = unused.sandboxProcess else {
+            Issue.record("the preparation started no sandbox")
+            return
+        }
+        #expect(unusedProcess.pid != running.pid)
+        first.discard()
+        #expect(Self.isReaped(unusedProcess.pid))
+        #expect(kill(running.pid, 0) == 0)  // the running sandbox goes on meanwhile
+
+        let reload = try #require(try run.host.reload(second, in: run.scheduler))
+        #expect(reload.isNewLibrary && reload.recreation.readdedPlanCount == 1)
+        run.advance()
+        #expect(run.value("level") == 105)
+        // The replaced sandbox is ended on a thread of its own after the switch.
+        #expect(Self.isReaped(running.pid))
+        #expect(run.host.currentSandbox(ofPlugin: id)?.sandboxProcess.map { kill($0.pid, 0) } == 0)
     }
 }
