@@ -40,18 +40,19 @@ final class TweenPerformer: SinglePlanPerformer, FrameUpdating {
     func perform(_ tween: Tween, named name: String?) throws {
         let curve = try tween.validatedCurve()
         // A property a running tween moves already has its id and slot (stable for the run): no host calls.
-        let known = plans.first { $0.propertyName == tween.property }?.key
+        let knownIndex = plans.firstIndex { $0.propertyName == tween.property }
+        let known = knownIndex.map { plans[$0].key }
         let property = try known.map { Self.slot($0).property } ?? context.propertyID(named: tween.property)
         // A vector of another length than the property's is a mistake in the plan, not a new shape for it.
-        if let current = try? context.value(of: property), current.count != tween.to.count {
+        if let count = try? context.componentCount(of: property), count != tween.to.count {
             throw PluginError.invalidPlan(
-                field: "to",
-                "has \(tween.to.count) components but \(tween.property) has \(current.count). To fix, give it \(current.count)")
+                field: "to", "has \(tween.to.count) components but \(tween.property) has \(count). To fix, give it \(count)")
         }
         let key = try known ?? Self.key(context.slot(for: property))
         animations.add(key: key, curve: curve, from: tween.from, to: tween.to, duration: tween.duration, delay: tween.delay)
-        plans.removeAll { $0.key == key }
-        plans.append(PlanInfo(key: key, propertyName: tween.property, name: name))
+        // One entry per key (a key stands for one property): the replaced tween's, or a new one.
+        let info = PlanInfo(key: key, propertyName: tween.property, name: name)
+        if let knownIndex { plans[knownIndex] = info } else { plans.append(info) }
         token.hold(context)
     }
 
