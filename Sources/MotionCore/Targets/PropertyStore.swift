@@ -274,21 +274,29 @@ final class PropertyStore {
         let valueCount = values.count
         var total = 0
         var sum = 0.0
-        for index in 0..<writes.count {
-            let write = writes[index]
-            if UInt32(bitPattern: write.slot.rawValue) >= slots { return PropertySlotBatchProblem(.unknownSlot, at: index) }
-            // The common write, one component that the values hold.
-            if write.count == 1, total < valueCount {
+        var index = 0
+        while index < writes.count {
+            // The common writes, one component each, while the values hold one per write: per write one compare for
+            // the slot and one for the count.
+            let end = Swift.min(writes.count, index &+ (valueCount &- total))
+            while index < end {
+                let write = writes[index]
+                if UInt32(bitPattern: write.slot.rawValue) >= slots { return PropertySlotBatchProblem(.unknownSlot, at: index) }
+                guard write.count == 1 else { break }
                 sum += values[total] - values[total]
                 total &+= 1
-                continue
+                index &+= 1
             }
+            guard index < writes.count else { break }
+            let write = writes[index]
+            if UInt32(bitPattern: write.slot.rawValue) >= slots { return PropertySlotBatchProblem(.unknownSlot, at: index) }
             let components = Int(write.count)
             if write.count &- 1 >= UInt32(PropertyValue.maximumCount) || components > valueCount &- total {
                 return PropertySlotBatchProblem(.invalidCount, at: index)
             }
             for i in total..<total &+ components { sum += values[i] - values[i] }
             total &+= components
+            index &+= 1
         }
         if total < valueCount { return PropertySlotBatchProblem(.valuesLeftOver, at: writes.count) }
         guard sum == 0 else { return PropertySlotBatchProblem(.notFinite, at: (0..<valueCount).first { !values[$0].isFinite } ?? 0) }
@@ -300,35 +308,37 @@ final class PropertyStore {
     /// its component and, when it changes first, the log), refreshed after any other write, which may move a
     /// slot's components (invariant 2's growth).
     private func applyChecked(_ writes: UnsafeBufferPointer<PropertySlotWrite>, _ values: UnsafeBufferPointer<Double>) {
-        guard var value = values.baseAddress else { return }
+        guard var value = values.baseAddress, let writeBase = writes.baseAddress else { return }
         var records = self.records
         var components = self.components
         var changeCount = self.changeCount
         let changes = self.changes
-        for write in writes {
+        var index = 0
+        while index < writes.count {
+            let write = writeBase[index]
+            index &+= 1
             let slot = write.slot.rawValue
             let record = records + Int(slot)
             if write.count == 1, record.pointee.count == 1 {
                 let scalar = value.pointee
                 let base = components + Int(record.pointee.offset)
-                if base.pointee != scalar {
-                    base.pointee = scalar
-                    if !record.pointee.isDirty {
-                        record.pointee.isDirty = true
-                        // Invariant 3: room for every slot.
-                        changes[changeCount] = slot
-                        changeCount &+= 1
-                    }
-                }
-            } else {
-                self.changeCount = changeCount
-                if write.count == 1 {
-                    setFirstScalar(slot, value.pointee)
-                } else {
-                    set(slot, PropertyValue(UnsafeBufferPointer(start: value, count: Int(write.count))))
-                }
-                (records, components, changeCount) = (self.records, self.components, self.changeCount)
+                value += 1
+                guard base.pointee != scalar else { continue }
+                base.pointee = scalar
+                guard !record.pointee.isDirty else { continue }
+                record.pointee.isDirty = true
+                // Invariant 3: room for every slot.
+                changes[changeCount] = slot
+                changeCount &+= 1
+                continue
             }
+            self.changeCount = changeCount
+            if write.count == 1 {
+                setFirstScalar(slot, value.pointee)
+            } else {
+                set(slot, PropertyValue(UnsafeBufferPointer(start: value, count: Int(write.count))))
+            }
+            (records, components, changeCount) = (self.records, self.components, self.changeCount)
             value += Int(write.count)
         }
         self.changeCount = changeCount
@@ -340,53 +350,63 @@ final class PropertyStore {
     func setSlotsCheckingEach(_ writes: UnsafeBufferPointer<PropertySlotWrite>, _ values: UnsafeBufferPointer<Double>)
         -> PropertySlotBatchProblem?
     {
+        guard let writeBase = writes.baseAddress else { return values.isEmpty ? nil : PropertySlotBatchProblem(.valuesLeftOver, at: 0) }
+        guard let valueBase = values.baseAddress else {
+            // No values: the first write's slot, else its count, is the problem.
+            let slot = writeBase.pointee.slot.rawValue
+            return PropertySlotBatchProblem(UInt32(bitPattern: slot) >= UInt32(truncatingIfNeeded: slotCount) ? .unknownSlot : .invalidCount, at: 0)
+        }
         let slots = UInt32(truncatingIfNeeded: slotCount)
-        let valueCount = values.count
+        let writeCount = writes.count
+        let valueEnd = valueBase + values.count
+        var value = valueBase
         var records = self.records
         var components = self.components
         var changeCount = self.changeCount
         let changes = self.changes
-        defer { self.changeCount = changeCount }
-        var total = 0
-        for index in 0..<writes.count {
-            let write = writes[index]
+        var index = 0
+        while index < writeCount {
+            let write = writeBase[index]
             let slot = write.slot.rawValue
-            if UInt32(bitPattern: slot) >= slots { return PropertySlotBatchProblem(.unknownSlot, at: index) }
-            let count = write.count
-            if count &- 1 >= UInt32(PropertyValue.maximumCount) || Int(count) > valueCount &- total {
-                return PropertySlotBatchProblem(.invalidCount, at: index)
+            if UInt32(bitPattern: slot) >= slots {
+                self.changeCount = changeCount
+                return PropertySlotBatchProblem(.unknownSlot, at: index)
             }
-            let record = records + Int(slot)
-            if count == 1 {
-                let scalar = values[total]
-                guard scalar - scalar == 0 else { return PropertySlotBatchProblem(.notFinite, at: total) }
-                if record.pointee.count == 1 {
+            let count = write.count
+            // The per-frame write: one finite component to a one-component slot.
+            if count == 1, value < valueEnd {
+                let scalar = value.pointee
+                let record = records + Int(slot)
+                if scalar - scalar == 0, record.pointee.count == 1 {
                     let base = components + Int(record.pointee.offset)
-                    if base.pointee != scalar {
-                        base.pointee = scalar
-                        if !record.pointee.isDirty {
-                            record.pointee.isDirty = true
-                            changes[changeCount] = slot
-                            changeCount &+= 1
-                        }
-                    }
-                    total &+= 1
+                    value += 1
+                    index &+= 1
+                    guard base.pointee != scalar else { continue }
+                    base.pointee = scalar
+                    guard !record.pointee.isDirty else { continue }
+                    record.pointee.isDirty = true
+                    // Invariant 3: room for every slot.
+                    changes[changeCount] = slot
+                    changeCount &+= 1
                     continue
                 }
-                self.changeCount = changeCount
-                setFirstScalar(slot, scalar)
-            } else {
-                let value = PropertyValue(UnsafeBufferPointer(start: values.baseAddress! + total, count: Int(count)))
-                guard value.isFinite else {
-                    return PropertySlotBatchProblem(.notFinite, at: total + (0..<Int(count)).first { !value[$0].isFinite }!)
-                }
-                self.changeCount = changeCount
-                set(slot, value)
             }
+            self.changeCount = changeCount
+            if count &- 1 >= UInt32(PropertyValue.maximumCount) || Int(count) > valueEnd - value {
+                return PropertySlotBatchProblem(.invalidCount, at: index)
+            }
+            // Read once into a value; what was read is checked and stored.
+            let read = PropertyValue(UnsafeBufferPointer(start: value, count: Int(count)))
+            guard read.isFinite else {
+                return PropertySlotBatchProblem(.notFinite, at: value - valueBase + (0..<Int(count)).first { !read[$0].isFinite }!)
+            }
+            if count == 1 { setFirstScalar(slot, read.scalar) } else { set(slot, read) }
             (records, components, changeCount) = (self.records, self.components, self.changeCount)
-            total &+= Int(count)
+            value += Int(count)
+            index &+= 1
         }
-        if total < valueCount { return PropertySlotBatchProblem(.valuesLeftOver, at: writes.count) }
+        self.changeCount = changeCount
+        if value < valueEnd { return PropertySlotBatchProblem(.valuesLeftOver, at: writeCount) }
         return nil
     }
 

@@ -423,10 +423,19 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     /// - Parameter byteCount: The bytes of entries the message's header announced.
     /// - Throws: `.malformed` when the entries do not fit in those bytes, or a batch fails the host's checks.
     private func applyWrites(_ byteCount: Int, memory: SandboxSharedMemory) throws(ChannelFailure) {
+        try Self.applyQueuedWrites(UnsafeRawPointer(memory.writes), byteCount: byteCount, contexts: contexts, writes: writes)
+    }
+
+    /// ``applyWrites(_:memory:)`` over the entries at `base` (the shared memory's queue, or a test's copy of one).
+    /// - Parameters:
+    ///   - contexts: The performers' contexts by slot (an entry's tag is its slot + 1).
+    ///   - writes: Room for a queue's writes by id, copied out for `set_properties`.
+    static func applyQueuedWrites(
+        _ base: UnsafeRawPointer, byteCount: Int, contexts: [HostContext], writes: UnsafeMutablePointer<motion_property_write>
+    ) throws(ChannelFailure) {
         guard byteCount > 0 else { return }
         guard byteCount <= SandboxSharedMemory.writeBytes else { throw .malformed("\(byteCount) bytes of property writes") }
         let contextCount = contexts.count
-        let base = UnsafeRawPointer(memory.writes)
         var offset = 0
         var byID = 0
         func flushByID() {
@@ -699,7 +708,11 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         PluginLog.routing(logRoute) {
             while offset < members.count {
                 let count = min(members.count - offset, SandboxSharedMemory.memberCapacity)
-                for i in 0..<count { memory.members[i] = UInt32(truncatingIfNeeded: Int(bitPattern: UnsafeRawPointer(members[offset + i])) - 1) }
+                // A member's handle is its slot + 1 (``IsolatedPerformer/frameBatchMember``).
+                let slots = memory.members
+                members.withMemoryRebound(to: UInt.self) { handles in
+                    for i in 0..<count { slots[i] = UInt32(truncatingIfNeeded: handles[offset &+ i] &- 1) }
+                }
                 var out = WireWriter()
                 out.u64(UInt64(frame.index))
                 out.f64(frame.time)

@@ -140,21 +140,28 @@ enum SlotBatch {
         // x - x is 0 for a finite x and NaN otherwise: one sum over the batch's values, in the same pass, and a
         // search for the culprit only when it fails.
         var sum = 0.0
-        for index in 0..<count {
-            let write = writes[index]
-            if !isKnownSlot(write.slot) { return (MOTION_ERR_UNKNOWN_PROPERTY, index) }
-            // The common write: one component, which the values hold.
-            if write.count == 1, total < valueCount {
+        var index = 0
+        while index < count {
+            // The common writes, one component each, while the values hold one per write.
+            let end = min(count, index &+ (valueCount &- total))
+            while index < end {
+                let write = writes[index]
+                if !isKnownSlot(write.slot) { return (MOTION_ERR_UNKNOWN_PROPERTY, index) }
+                guard write.count == 1 else { break }
                 sum += values[total] - values[total]
                 total &+= 1
-                continue
+                index &+= 1
             }
+            guard index < count else { break }
+            let write = writes[index]
+            if !isKnownSlot(write.slot) { return (MOTION_ERR_UNKNOWN_PROPERTY, index) }
             let components = Int(write.count)
             if write.count &- 1 >= UInt32(MOTION_PROPERTY_MAX_COMPONENTS) || components > valueCount &- total {
                 return (MOTION_ERR_INVALID_ARGUMENT, index)
             }
             for i in total..<total &+ components { sum += values[i] - values[i] }
             total &+= components
+            index &+= 1
         }
         if total < valueCount { return (MOTION_ERR_INVALID_ARGUMENT, count) }
         guard sum == 0 else { return (MOTION_ERR_INVALID_ARGUMENT, (0..<valueCount).first { !values[$0].isFinite } ?? 0) }
