@@ -52,7 +52,7 @@ final class HostContext: @unchecked Sendable {
         /// id, in ``more``.
         var token: IsActiveToken?
         /// What few performers need (a second token, a terminated one, the target's C name), made on first use, so
-        /// that a running performer's context is 120 bytes (a 128-byte heap block).
+        /// that a running performer's context is 128 bytes (a 144-byte heap block; 160 before).
         var more: Rarer?
     }
 
