@@ -320,16 +320,8 @@ final class PropertyStore {
             let slot = write.slot.rawValue
             let record = records + Int(slot)
             if write.count == 1, record.pointee.count == 1 {
-                let scalar = value.pointee
-                let base = components + Int(record.pointee.offset)
+                Self.store(value.pointee, slot, record, components: components, changes: changes, changeCount: &changeCount)
                 value += 1
-                guard base.pointee != scalar else { continue }
-                base.pointee = scalar
-                guard !record.pointee.isDirty else { continue }
-                record.pointee.isDirty = true
-                // Invariant 3: room for every slot.
-                changes[changeCount] = slot
-                changeCount &+= 1
                 continue
             }
             self.changeCount = changeCount
@@ -342,6 +334,24 @@ final class PropertyStore {
             value += Int(write.count)
         }
         self.changeCount = changeCount
+    }
+
+    /// The batch loops' per-frame write: `scalar` into the one component of `slot` (whose record is `record`), logged
+    /// when it changes the value and the slot is not in the log yet; the loops hold the store's pointers and change
+    /// count in locals and pass them.
+    @inline(__always)
+    private static func store(
+        _ scalar: Double, _ slot: Int32, _ record: UnsafeMutablePointer<Record>, components: UnsafeMutablePointer<Double>,
+        changes: UnsafeMutablePointer<Int32>, changeCount: inout Int
+    ) {
+        let base = components + Int(record.pointee.offset)
+        guard base.pointee != scalar else { return }
+        base.pointee = scalar
+        guard !record.pointee.isDirty else { return }
+        record.pointee.isDirty = true
+        // Invariant 3: room for every slot.
+        changes[changeCount] = slot
+        changeCount &+= 1
     }
 
     /// Applies a batch write by write, each checked as it is read (``Scene/setSlotsCheckingEach(_:values:)``):
@@ -378,16 +388,9 @@ final class PropertyStore {
                 let scalar = value.pointee
                 let record = records + Int(slot)
                 if scalar - scalar == 0, record.pointee.count == 1 {
-                    let base = components + Int(record.pointee.offset)
+                    Self.store(scalar, slot, record, components: components, changes: changes, changeCount: &changeCount)
                     value += 1
                     index &+= 1
-                    guard base.pointee != scalar else { continue }
-                    base.pointee = scalar
-                    guard !record.pointee.isDirty else { continue }
-                    record.pointee.isDirty = true
-                    // Invariant 3: room for every slot.
-                    changes[changeCount] = slot
-                    changeCount &+= 1
                     continue
                 }
             }
