@@ -36,8 +36,10 @@ for side in "${sides[@]}"; do
         isolated) collect=(--trace-children=yes --toggle-collect='$s10MotionCore9SchedulerC12advanceFrame2to*' --toggle-collect='*Server*updateMany*') ;;
         *) collect=(--toggle-collect='$s10MotionCore9SchedulerC12advanceFrame2to*') ;;
     esac
-    valgrind --tool=callgrind --callgrind-out-file="$out/$side.%p.out" "${collect[@]}" \
-        "$binary" --profile-tweens "$count" "$side" > /dev/null 2> "$out/$side.log"
+    # Under valgrind on a busy machine the sandbox may take longer than the default 10 s plugin timeout to load.
+    MOTION_BENCHMARK_PLUGIN_TIMEOUT=300 valgrind --tool=callgrind --callgrind-out-file="$out/$side.%p.out" "${collect[@]}" \
+        "$binary" --profile-tweens "$count" "$side" > /dev/null 2> "$out/$side.log" ||
+        { echo "error: $side failed under valgrind (see the last lines of its log below)" >&2; tail -n 5 "$out/$side.log" >&2; exit 1; }
     if [ "$side" != isolated ]; then
         total="$(summary "$out/$side".*.out)"
         [ -n "$total" ] || { echo "error: no callgrind summary for $side (see $out/$side.log)" >&2; exit 1; }

@@ -7,12 +7,18 @@ import Synchronization
 /// plugin's, how long a sandbox takes to start, and how soon a sandbox that dies between frames is reported.
 enum IsolationBenchmarks {
     /// The sample plugins' host with every plugin isolated (`"plugins": {"*": {"isolation": "process"}}`).
+    /// `MOTION_BENCHMARK_PLUGIN_TIMEOUT` (seconds) replaces the default plugin timeout of 10 s: a sandbox started under
+    /// valgrind on a busy machine can take longer than that to load (`Benchmarks/callgrind-tweens.sh` sets it).
     static func makeIsolatedHost(manifests: [PluginManifest]? = nil) throws -> PluginHost {
         let plugins = try manifests ?? ["tweenkit.json", "cperformers.json", "cdeclarative.json"].map(PluginBenchmarks.manifest)
-        return PluginHost(
+        let host = PluginHost(
             catalog: PluginCatalog(plugins: plugins),
             loader: LibraryLoader(
                 configuration: HostConfiguration(plugins: ["*": .process]), extraLibraryDirectories: [PluginBenchmarks.productsDirectory]))
+        if let seconds = ProcessInfo.processInfo.environment["MOTION_BENCHMARK_PLUGIN_TIMEOUT"].flatMap(Double.init) {
+            host.pluginTimeout = seconds
+        }
+        return host
     }
 
     /// Milliseconds for `starts` sandboxes of TweenKit, one after another, each in a new host: spawning

@@ -212,14 +212,27 @@ struct PluginBenchmarks {
         }.joined(separator: "\n")
     }
 
-    /// `--profile-memory COUNT` in this process: heap bytes per running in-process Tween, all in, and what part of
-    /// them the scene (its targets, with `x`), the committed plans (scheduler and performers) and the first frame
-    /// (the Tweens' start) take; then the resident bytes per Tween of the whole set-up.
-    static func profileMemory(count: Int) throws -> String {
+    /// `--profile-memory COUNT [SIDE]` in this process: heap bytes per running Tween, all in, and what part of them
+    /// the scene (its targets, with `x`), the committed plans (scheduler and performers: for a plugin, the host's
+    /// proxies and contexts and the plugin's own performers, which allocate from the same heap) and the first frame
+    /// (the Tweens' start) take; then the resident bytes per Tween of the whole set-up. `SIDE`: `in-process` (the
+    /// default), `plugin` (TweenKit in this process) or `isolated` (TweenKit in its sandbox, whose memory is its own
+    /// process's and not counted here: this is the host's side alone). The plugin's library is loaded and its sandbox
+    /// started before the first count.
+    static func profileMemory(count: Int, side: String = "in-process") throws -> String {
+        let registry: any PerformerRegistry
+        switch side {
+        case "in-process": registry = inProcessTweens()
+        case "plugin": registry = try makeHost()
+        case "isolated": registry = try IsolationBenchmarks.makeIsolatedHost()
+        default: throw BenchmarkError("--profile-memory: unknown side \"\(side)\"; expected in-process, plugin or isolated")
+        }
+        // The library loaded (and the sandbox started) before counting: what is counted grows with the Tweens.
+        _ = try committingTweens(to: tweenScene(count: 1), registry: registry)
         let (heap, resident) = (LimitBenchmarks.heapBytes(), LimitBenchmarks.residentBytes())
         let scene = tweenScene(count: count)
         let afterScene = LimitBenchmarks.heapBytes()
-        let scheduler = try committingTweens(to: scene, registry: inProcessTweens())
+        let scheduler = try committingTweens(to: scene, registry: registry)
         let afterCommit = LimitBenchmarks.heapBytes()
         scheduler.advanceFrame(to: 0)
         scene.drainChanges { _, _, _ in }
@@ -230,7 +243,7 @@ struct PluginBenchmarks {
         }
         func perTween(_ bytes: Int) -> String { format(Double(bytes) / Double(count), 1) }
         return """
-            heap bytes per running Tween, \(count.formatted()) Tweens: \(perTween(afterFrame - heap)) (scene \(perTween(afterScene - heap)), \
+            heap bytes per running \(side) Tween, \(count.formatted()) Tweens: \(perTween(afterFrame - heap)) (scene \(perTween(afterScene - heap)), \
             scheduler and performers \(perTween(afterCommit - afterScene)), first frame \(perTween(afterFrame - afterCommit))); \
             resident \(perTween(residentAfter - resident))
             """

@@ -23,6 +23,62 @@ public struct PropertySlot: Hashable, Sendable, Comparable, CustomStringConverti
     public var description: String { "slot \(rawValue)" }
 }
 
+/// One write of a batch by slot (``Scene/setSlots(_:values:)``): a slot, and how many of the batch's values are
+/// its (1 to 4 components, taken in order from the batch's values).
+///
+/// Laid out as the C ABI's `motion_slot_write` (motion/slots.h): the slot as a 32-bit signed integer, then the
+/// count as a 32-bit unsigned one, 8 bytes in all, so a plugin host reads a C batch as a span of these.
+@frozen
+public struct PropertySlotWrite: Hashable, Sendable {
+    /// The slot written.
+    public var slot: PropertySlot
+    /// How many values of the batch are this write's, 1...``PropertyValue/maximumCount``.
+    public var count: UInt32
+
+    /// A write of `count` components to `slot`.
+    public init(slot: PropertySlot, count: UInt32) {
+        self.slot = slot
+        self.count = count
+    }
+}
+
+/// What is wrong with a batch of slot writes (``Scene/setSlots(_:values:)``): the first problem in the order the
+/// checks are made, and the index it concerns. The checks and their order are motion/slots.h's `set_slots`.
+public struct PropertySlotBatchProblem: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kinds of problem, in the order they are looked for.
+    public enum Kind: Hashable, Sendable {
+        /// A write's slot is negative, or not below the scene's ``Scene/propertySlotCount``; ``index`` is the write's.
+        case unknownSlot
+        /// A write's count is outside 1...4, or the counts up to it need more values than the batch has; ``index``
+        /// is the write's.
+        case invalidCount
+        /// The counts need fewer values than the batch has; ``index`` is the number of writes.
+        case valuesLeftOver
+        /// A value is NaN or infinite; ``index`` is the value's, among the batch's values.
+        case notFinite
+    }
+
+    /// What is wrong.
+    public let kind: Kind
+    /// The write's index, or the value's (``Kind``).
+    public let index: Int
+
+    /// A problem of `kind` at `index`.
+    public init(_ kind: Kind, at index: Int) {
+        self.kind = kind
+        self.index = index
+    }
+
+    public var description: String {
+        switch kind {
+        case .unknownSlot: "write \(index) names a slot the scene does not have"
+        case .invalidCount: "write \(index) has a count outside 1...4 or past the batch's values"
+        case .valuesLeftOver: "the batch's \(index) writes leave values over"
+        case .notFinite: "value \(index) is not finite"
+        }
+    }
+}
+
 /// A scene's property values in dense, contiguous storage, addressed by slot, and its change log.
 ///
 /// The only type of MotionCore that holds raw pointers to property data; ``Scene`` and ``Target`` reach
@@ -196,6 +252,165 @@ final class PropertyStore {
         for i in 0..<Int(record.pointee.capacity) { base[i] = i < count ? value[i] : 0 }
         record.pointee.count = UInt8(count)
         logChange(record, slot)
+    }
+
+    // MARK: Batches by slot (a plugin host's set_slots)
+
+    /// Checks a whole batch (``Scene/setSlots(_:values:)``), then applies it with no further check: nothing of a
+    /// batch with a problem is applied.
+    func setSlots(_ writes: UnsafeBufferPointer<PropertySlotWrite>, _ values: UnsafeBufferPointer<Double>) -> PropertySlotBatchProblem? {
+        if let problem = problem(writes, values) { return problem }
+        applyChecked(writes, values)
+        return nil
+    }
+
+    /// The first problem of a batch, in the order ``Scene/setSlots(_:values:)`` gives, or `nil`. One pass, each
+    /// write's slot (one unsigned compare: a negative slot is a large unsigned one) before its count; the values'
+    /// finiteness as one sum (x - x is 0 for a finite x, NaN otherwise), searched for the culprit only when it fails.
+    private func problem(_ writes: UnsafeBufferPointer<PropertySlotWrite>, _ values: UnsafeBufferPointer<Double>)
+        -> PropertySlotBatchProblem?
+    {
+        let slots = UInt32(truncatingIfNeeded: slotCount)
+        let valueCount = values.count
+        var total = 0
+        var sum = 0.0
+        var index = 0
+        while index < writes.count {
+            // The common writes, one component each, while the values hold one per write: per write one compare for
+            // the slot and one for the count.
+            let end = Swift.min(writes.count, index &+ (valueCount &- total))
+            while index < end {
+                let write = writes[index]
+                if UInt32(bitPattern: write.slot.rawValue) >= slots { return PropertySlotBatchProblem(.unknownSlot, at: index) }
+                guard write.count == 1 else { break }
+                sum += values[total] - values[total]
+                total &+= 1
+                index &+= 1
+            }
+            guard index < writes.count else { break }
+            let write = writes[index]
+            if UInt32(bitPattern: write.slot.rawValue) >= slots { return PropertySlotBatchProblem(.unknownSlot, at: index) }
+            let components = Int(write.count)
+            if write.count &- 1 >= UInt32(PropertyValue.maximumCount) || components > valueCount &- total {
+                return PropertySlotBatchProblem(.invalidCount, at: index)
+            }
+            for i in total..<total &+ components { sum += values[i] - values[i] }
+            total &+= components
+            index &+= 1
+        }
+        if total < valueCount { return PropertySlotBatchProblem(.valuesLeftOver, at: writes.count) }
+        guard sum == 0 else { return PropertySlotBatchProblem(.notFinite, at: (0..<valueCount).first { !values[$0].isFinite } ?? 0) }
+        return nil
+    }
+
+    /// Applies a batch ``problem(_:_:)`` found nothing wrong with: the store's pointers and change count held in
+    /// locals for the loop (a one-component write of a one-component slot, the per-frame case, touches its record,
+    /// its component and, when it changes first, the log), refreshed after any other write, which may move a
+    /// slot's components (invariant 2's growth).
+    private func applyChecked(_ writes: UnsafeBufferPointer<PropertySlotWrite>, _ values: UnsafeBufferPointer<Double>) {
+        guard var value = values.baseAddress, let writeBase = writes.baseAddress else { return }
+        var records = self.records
+        var components = self.components
+        var changeCount = self.changeCount
+        let changes = self.changes
+        var index = 0
+        while index < writes.count {
+            let write = writeBase[index]
+            index &+= 1
+            let slot = write.slot.rawValue
+            let record = records + Int(slot)
+            if write.count == 1, record.pointee.count == 1 {
+                Self.store(value.pointee, slot, record, components: components, changes: changes, changeCount: &changeCount)
+                value += 1
+                continue
+            }
+            self.changeCount = changeCount
+            if write.count == 1 {
+                setFirstScalar(slot, value.pointee)
+            } else {
+                set(slot, PropertyValue(UnsafeBufferPointer(start: value, count: Int(write.count))))
+            }
+            (records, components, changeCount) = (self.records, self.components, self.changeCount)
+            value += Int(write.count)
+        }
+        self.changeCount = changeCount
+    }
+
+    /// The batch loops' per-frame write: `scalar` into the one component of `slot` (whose record is `record`), logged
+    /// when it changes the value and the slot is not in the log yet; the loops hold the store's pointers and change
+    /// count in locals and pass them.
+    @inline(__always)
+    private static func store(
+        _ scalar: Double, _ slot: Int32, _ record: UnsafeMutablePointer<Record>, components: UnsafeMutablePointer<Double>,
+        changes: UnsafeMutablePointer<Int32>, changeCount: inout Int
+    ) {
+        let base = components + Int(record.pointee.offset)
+        guard base.pointee != scalar else { return }
+        base.pointee = scalar
+        guard !record.pointee.isDirty else { return }
+        record.pointee.isDirty = true
+        // Invariant 3: room for every slot.
+        changes[changeCount] = slot
+        changeCount &+= 1
+    }
+
+    /// Applies a batch write by write, each checked as it is read (``Scene/setSlotsCheckingEach(_:values:)``):
+    /// every slot, count and value is read from the batch once, and what was read is what is checked and stored.
+    /// Stops at the first problem; the writes before it stay applied.
+    func setSlotsCheckingEach(_ writes: UnsafeBufferPointer<PropertySlotWrite>, _ values: UnsafeBufferPointer<Double>)
+        -> PropertySlotBatchProblem?
+    {
+        guard let writeBase = writes.baseAddress else { return values.isEmpty ? nil : PropertySlotBatchProblem(.valuesLeftOver, at: 0) }
+        guard let valueBase = values.baseAddress else {
+            // No values: the first write's slot, else its count, is the problem.
+            let slot = writeBase.pointee.slot.rawValue
+            return PropertySlotBatchProblem(UInt32(bitPattern: slot) >= UInt32(truncatingIfNeeded: slotCount) ? .unknownSlot : .invalidCount, at: 0)
+        }
+        let slots = UInt32(truncatingIfNeeded: slotCount)
+        let writeCount = writes.count
+        let valueEnd = valueBase + values.count
+        var value = valueBase
+        var records = self.records
+        var components = self.components
+        var changeCount = self.changeCount
+        let changes = self.changes
+        var index = 0
+        while index < writeCount {
+            let write = writeBase[index]
+            let slot = write.slot.rawValue
+            if UInt32(bitPattern: slot) >= slots {
+                self.changeCount = changeCount
+                return PropertySlotBatchProblem(.unknownSlot, at: index)
+            }
+            let count = write.count
+            // The per-frame write: one finite component to a one-component slot.
+            if count == 1, value < valueEnd {
+                let scalar = value.pointee
+                let record = records + Int(slot)
+                if scalar - scalar == 0, record.pointee.count == 1 {
+                    Self.store(scalar, slot, record, components: components, changes: changes, changeCount: &changeCount)
+                    value += 1
+                    index &+= 1
+                    continue
+                }
+            }
+            self.changeCount = changeCount
+            if count &- 1 >= UInt32(PropertyValue.maximumCount) || Int(count) > valueEnd - value {
+                return PropertySlotBatchProblem(.invalidCount, at: index)
+            }
+            // Read once into a value; what was read is checked and stored.
+            let read = PropertyValue(UnsafeBufferPointer(start: value, count: Int(count)))
+            guard read.isFinite else {
+                return PropertySlotBatchProblem(.notFinite, at: value - valueBase + (0..<Int(count)).first { !read[$0].isFinite }!)
+            }
+            if count == 1 { setFirstScalar(slot, read.scalar) } else { set(slot, read) }
+            (records, components, changeCount) = (self.records, self.components, self.changeCount)
+            value += Int(count)
+            index &+= 1
+        }
+        self.changeCount = changeCount
+        if value < valueEnd { return PropertySlotBatchProblem(.valuesLeftOver, at: writeCount) }
+        return nil
     }
 
     /// Sets `slot` to `value` without logging a change (a scene's initial values).

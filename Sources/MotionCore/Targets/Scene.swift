@@ -128,6 +128,39 @@ public final class Scene {
         store.set(slot.rawValue, scalar: scalar)
     }
 
+    /// Applies a batch of writes by slot, all or nothing (a plugin host's `set_slots`, motion/slots.h): every write
+    /// is checked before any is applied, then applied in order, each as ``setValue(_:at:)`` would (a value
+    /// different from the current one is recorded as a change).
+    ///
+    /// The checks, in order: per write, in index order, its slot (below ``propertySlotCount``), then its count
+    /// (1...4, and the counts so far within `values`); then the whole batch: the counts use every value, and
+    /// every value is finite. A slot's range is checked, not whose it is: one batch may write any targets of the
+    /// scene.
+    /// - Parameters:
+    ///   - writes: The writes, in order.
+    ///   - values: Their components, one write's after another (write 0's `count` of them, then write 1's ...).
+    /// - Returns: `nil` when every write was applied, or the first problem (``PropertySlotBatchProblem``), in
+    ///   which case nothing was.
+    public func setSlots(_ writes: Span<PropertySlotWrite>, values: Span<Double>) -> PropertySlotBatchProblem? {
+        writes.withUnsafeBufferPointer { writes in values.withUnsafeBufferPointer { store.setSlots(writes, $0) } }
+    }
+
+    /// Applies a batch of writes by slot write by write, each checked as it is read, for a batch in memory that
+    /// another process may change while it is read (an isolated plugin's shared memory, after its sandbox checked
+    /// the plugin's batch): every slot, count and value is read once, and what was read is what is checked and
+    /// stored, so no write the checks refuse is applied whatever the memory holds meanwhile.
+    ///
+    /// The checks are ``setSlots(_:values:)``'s, made per write (slot, count, then its values' finiteness) and, at
+    /// the end, that the counts used every value.
+    /// - Parameters:
+    ///   - writes: The writes, in order.
+    ///   - values: Their components, one write's after another.
+    /// - Returns: `nil` when every write was applied, or the first problem, in which case the writes before the
+    ///   one it names were applied and none after.
+    public func setSlotsCheckingEach(_ writes: Span<PropertySlotWrite>, values: Span<Double>) -> PropertySlotBatchProblem? {
+        writes.withUnsafeBufferPointer { writes in values.withUnsafeBufferPointer { store.setSlotsCheckingEach(writes, $0) } }
+    }
+
     /// Sets the value of a slot of any target of the scene; see ``setScalar(_:at:)``.
     /// - Parameters:
     ///   - value: The value (1 to 4 components).

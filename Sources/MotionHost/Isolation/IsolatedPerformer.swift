@@ -7,14 +7,16 @@ import MotionCore
 /// the plugin's calls are answered with, so emissions, tokens and property writes behave as in process.
 ///
 /// Thread rule: the scheduler's thread, like every performer.
+///
+/// Memory: one per performer, so two references, its slot, its member and a flag (39 bytes, a 48-byte heap block);
+/// a plan's JSON is written into a buffer of the call's own, as ``EntryPerformer`` does.
 final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFrameUpdating, DeviceMotionReceiving {
     let plugin: IsolatedPlugin
     let context: HostContext
     let slot: UInt32
+    private let memberIndex: UInt16
     /// Its plugin among the sandbox's (``IsolatedPlugin/members``; 0 outside a sandbox group).
-    let member: Int
-    let className: String
-    private var buffer: [UInt8] = []
+    var member: Int { Int(memberIndex) }
     /// Whether `create_performer` succeeded (a proxy whose creation failed is deinitialized too, and must not ask
     /// the sandbox to destroy a performer it never made).
     private var isCreated = false
@@ -25,16 +27,15 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
     init(plugin: IsolatedPlugin, member: Int = 0, className: String, context performerContext: PerformerContext, batchesFrames: Bool = true)
         throws(PluginError)
     {
+        precondition(member <= Int(UInt16.max), "a sandbox holds at most 65,536 plugins")
         self.plugin = plugin
-        self.member = member
-        self.className = className
-        self.batchesFrames = batchesFrames
+        self.memberIndex = UInt16(member)
         let target = performerContext.target
-        let context = HostContext(target: target, pluginDescription: plugin.members[member].name, logRoute: plugin.logRoute)
+        let context = HostContext(target: target, identity: plugin.members[member].identity, batchesFrames: batchesFrames)
         context.emitter = performerContext.emitter
         context.tokenGenerator = performerContext.tokenGenerator
         self.context = context
-        slot = plugin.register(context, description: "\(className)@\(target.id.name)", member: member)
+        slot = plugin.register(context, className: className, member: member)
         plugin.slotBeingCreated = slot
         defer { plugin.slotBeingCreated = nil }
         do {
@@ -48,7 +49,7 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
 
     /// `create_performer` in the sandbox.
     private static func create(plugin: IsolatedPlugin, member: Int, slot: UInt32, className: String, context: HostContext) throws(PluginError) {
-        let targetName = String(cString: context.targetName)
+        let targetName = context.targetID
         var out = WireWriter()
         out.u32(slot)
         out.u32(context.withScene { plugin.sceneKey(for: $0) })
@@ -83,8 +84,8 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
     func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { context.tokenGenerator = generator }
 
     func addPlan(_ plan: Plan) throws {
+        var buffer: [UInt8] = []
         try plan.writeJSON(into: &buffer)
-        defer { buffer.removeAll(keepingCapacity: true) }
         var out = WireWriter(capacity: buffer.count + 128)
         out.u32(slot)
         buffer.withUnsafeBytes { out.data($0) }
@@ -93,8 +94,8 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
     }
 
     func addPlan(_ plan: Plan, named name: String) throws {
+        var buffer: [UInt8] = []
         try plan.writeJSON(into: &buffer)
-        defer { buffer.removeAll(keepingCapacity: true) }
         var out = WireWriter(capacity: buffer.count + name.utf8.count + 128)
         out.u32(slot)
         out.string(name)
@@ -146,9 +147,8 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
 
     /// The plugin, when it has `update_many`: one request per run of its performers per frame.
     var frameBatch: (any FrameBatch)? {
-        plugin.members[member].hasFrames && plugin.members[member].hasUpdateMany && batchesFrames ? plugin : nil
+        plugin.members[member].hasFrames && plugin.members[member].hasUpdateMany && context.batchesFrames ? plugin : nil
     }
-    private let batchesFrames: Bool
     var frameBatchMember: OpaquePointer { OpaquePointer(bitPattern: Int(slot) + 1)! }
 
     func receive(_ sample: UnsafePointer<motion_device_motion_sample>) {

@@ -108,6 +108,8 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         let manifest: PluginManifest
         /// `plugin id (manifest path)`, as host contexts name their plugin.
         let name: String
+        /// The name and the plugin's log route, shared by the host contexts of the member's performers.
+        let identity: PluginIdentity
         var pluginID = ""
         var hasFrames = false
         var hasUpdateMany = false
@@ -119,9 +121,10 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         /// This member's report of the failure that ended the sandbox, once there is one.
         var failure: PluginFailure?
 
-        init(manifest: PluginManifest) {
+        init(manifest: PluginManifest, logRoute: PluginLogRoute) {
             self.manifest = manifest
             name = "\(manifest.id) (\(manifest.url.relativePath))"
+            identity = PluginIdentity(description: name, logRoute: logRoute)
         }
     }
 
@@ -150,10 +153,15 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     private var contexts: [HostContext] = []
     /// The same, for the thread that serves the plugin's own threads.
     private let sharedContexts = ProcessLock<[HostContext]>([])
-    /// `Class@target` by slot, for failure reports.
-    private var performerNames: [String] = []
-    /// Each slot's member (an index into ``members``).
-    private var slotMembers: [Int] = []
+    /// Each slot's member (an index into ``members``) and performer class (an index into ``classNames``), 4 bytes a
+    /// slot: a failure report names the performer `Class@target` from these and its context's target.
+    private var slotOwners: [SlotOwner] = []
+    private struct SlotOwner {
+        let member: UInt16
+        let className: UInt16
+    }
+    /// The performer classes made in this sandbox, each once, in the order first made.
+    private var classNames: [String] = []
     /// Set by the plugin threads' channel when the sandbox closed it (it died between the host's calls); a new one
     /// for each sandbox.
     private var diedOnItsOwn = ProcessLock(false)
@@ -169,12 +177,11 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     /// The slot of the performer being created, which a failure during its `create_performer` does not count as
     /// one that existed.
     var slotBeingCreated: UInt32?
-    /// The queued writes, copied out of the shared memory for the host's own set_properties and set_slots (every
-    /// entry takes at least 8 bytes of the queue per write and per value, so these hold a whole queue).
+    /// The queued writes by id, copied out of the shared memory for the host's own set_properties (each takes
+    /// ``SandboxSharedMemory/idWriteSize`` bytes of the queue, so this holds a whole queue of them). Writes by slot
+    /// are applied where they lie (``applyWrites(_:memory:)``).
     private let writes = UnsafeMutablePointer<motion_property_write>.allocate(
         capacity: SandboxSharedMemory.writeBytes / SandboxSharedMemory.idWriteSize)
-    private let slotWrites = UnsafeMutablePointer<motion_slot_write>.allocate(capacity: SandboxSharedMemory.writeBytes / 8)
-    private let slotValues = UnsafeMutablePointer<Double>.allocate(capacity: SandboxSharedMemory.writeBytes / 8)
 
     private final class WeakScene {
         weak var scene: Scene?
@@ -218,8 +225,6 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     deinit {
         shutDown()
         writes.deallocate()
-        slotWrites.deallocate()
-        slotValues.deallocate()
     }
 
     private func start(_ manifests: [PluginManifest], loader: LibraryLoader) throws(PluginError) {
@@ -262,7 +267,7 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     /// Has the sandbox load one more plugin (the first one also confines the sandbox) and makes it a member.
     private func load(_ manifest: PluginManifest, loader: LibraryLoader) throws(PluginError) {
         let index = members.count
-        members.append(Member(manifest: manifest))
+        members.append(Member(manifest: manifest, logRoute: logRoute))
         var out = WireWriter()
         out.string(manifest.url.path)
         let libraryPaths = loader.configuration.libraryPaths
@@ -363,11 +368,13 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
 
     /// Registers a performer's host context (of the plugin `member`); returns its slot, the sandbox's name for the
     /// performer.
-    func register(_ context: HostContext, description: String, member: Int = 0) -> UInt32 {
+    func register(_ context: HostContext, className: String, member: Int = 0) -> UInt32 {
         let slot = UInt32(contexts.count)
         contexts.append(context)
-        performerNames.append(description)
-        slotMembers.append(member)
+        let classIndex = classNames.firstIndex(of: className) ?? classNames.count
+        if classIndex == classNames.count { classNames.append(className) }
+        precondition(member <= Int(UInt16.max) && classIndex <= Int(UInt16.max), "a sandbox holds at most 65,536 plugins and classes")
+        slotOwners.append(SlotOwner(member: UInt16(member), className: UInt16(classIndex)))
         sharedContexts.withLock { $0.append(context) }
         return slot
     }
@@ -418,66 +425,69 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     }
 
     /// The host's queued-writes path: the sandbox's entries (``SandboxSharedMemory``), each given its performer's
-    /// real context, in the order made: runs of writes by id through the host's own `set_properties`, runs of
-    /// `set_slots` batches of one scene copied out of the shared memory (the sandbox cannot change them once
-    /// checked) and handed to the host's own `set_slots` in one call, which checks the run (`SlotBatch.problem`)
-    /// and applies it to the scene's property store.
+    /// real context, in the order made: runs of writes by id through the host's own `set_properties`, and each
+    /// `set_slots` batch applied where it lies in the shared memory (``Scene/setSlotsCheckingEach(_:values:)``):
+    /// every slot, count and value read once and what was read checked (range, count, finiteness) and stored, so
+    /// a sandbox that writes the memory meanwhile can make the host apply nothing the checks refuse.
+    ///
+    /// The sandbox checked each batch whole before it queued it (its `set_slots` refuses a bad one as the host's
+    /// does, and nothing of it is queued), so an entry the host's checks refuse is a sandbox that broke the
+    /// protocol: the writes before the bad one stay applied, and the sandbox is failed as malformed. A batch of a
+    /// performer destroyed meanwhile, or made on another thread, is dropped, as the host's `set_slots` would refuse
+    /// it.
     /// - Parameter byteCount: The bytes of entries the message's header announced.
-    /// - Throws: `.malformed` when the entries do not fit in those bytes.
+    /// - Throws: `.malformed` when the entries do not fit in those bytes, or a batch fails the host's checks.
     private func applyWrites(_ byteCount: Int, memory: SandboxSharedMemory) throws(ChannelFailure) {
+        try Self.applyQueuedWrites(UnsafeRawPointer(memory.writes), byteCount: byteCount, contexts: contexts, writes: writes)
+    }
+
+    /// ``applyWrites(_:memory:)`` over the entries at `base` (the shared memory's queue, or a test's copy of one).
+    /// - Parameters:
+    ///   - contexts: The performers' contexts by slot (an entry's tag is its slot + 1).
+    ///   - writes: Room for a queue's writes by id, copied out for `set_properties`.
+    static func applyQueuedWrites(
+        _ base: UnsafeRawPointer, byteCount: Int, contexts: [HostContext], writes: UnsafeMutablePointer<motion_property_write>
+    ) throws(ChannelFailure) {
         guard byteCount > 0 else { return }
         guard byteCount <= SandboxSharedMemory.writeBytes else { throw .malformed("\(byteCount) bytes of property writes") }
         let contextCount = contexts.count
-        let base = UnsafeRawPointer(memory.writes)
         var offset = 0
         var byID = 0
-        var bySlot = 0
-        var valueCount = 0
-        var slotContext: OpaquePointer?
-        var slotScene: ObjectIdentifier?
         func flushByID() {
             guard byID > 0 else { return }
             var failedIndex = 0
             _ = HostInterface.table.pointee.set_properties(writes, byID, MemoryLayout<motion_property_write>.stride, &failedIndex)
             byID = 0
         }
-        func flushBySlot() {
-            guard bySlot > 0 else { return }
-            var failedIndex = 0
-            _ = HostInterface.slotsExtension.pointee.set_slots(slotContext, slotWrites, bySlot, slotValues, valueCount, &failedIndex)
-            bySlot = 0
-            valueCount = 0
-        }
         while offset < byteCount {
             guard byteCount - offset >= SandboxSharedMemory.slotBatchHeaderSize else { throw .malformed("a property write cut short") }
             let entry = base + offset
             let tagged = entry.load(as: UInt64.self)
             let slot = Int(truncatingIfNeeded: tagged & ~(1 << 63)) &- 1
-            let context = slot >= 0 && slot < contextCount ? contexts[slot] : nil
             if tagged & (1 << 63) != 0 {
-                // A set_slots batch: its sizes read once, then its bytes copied before anything looks at them.
+                // A set_slots batch: its sizes read once, and its writes and values read once each where they are.
                 let count = Int(entry.load(fromByteOffset: 8, as: UInt32.self))
                 let values = Int(entry.load(fromByteOffset: 12, as: UInt32.self))
                 let size = SandboxSharedMemory.slotBatchHeaderSize + 8 * (count + values)
                 guard size <= byteCount - offset else { throw .malformed("a set_slots batch cut short") }
                 flushByID()
-                // One call per run of one scene: a context of another scene starts a new run. (A retired context's
-                // scene may be gone: it is not read, and its batch is a run of its own, which set_slots refuses.)
-                let scene = context.flatMap { $0.isLive ? $0.withScene { ObjectIdentifier($0) } : nil }
-                if bySlot > 0, scene != slotScene { flushBySlot() }
-                if bySlot == 0 {
-                    slotContext = context?.opaque
-                    slotScene = scene
-                }
-                let batch = entry + SandboxSharedMemory.slotBatchHeaderSize
-                UnsafeMutableRawPointer(slotWrites + bySlot).copyMemory(from: batch, byteCount: 8 * count)
-                UnsafeMutableRawPointer(slotValues + valueCount).copyMemory(from: batch + 8 * count, byteCount: 8 * values)
-                bySlot += count
-                valueCount += values
                 offset += size
+                guard slot >= 0, slot < contextCount else { continue }
+                let problem = contexts.withUnsafeBufferPointer { contexts in
+                    Unmanaged.passUnretained(contexts[slot])._withUnsafeGuaranteedRef { context -> PropertySlotBatchProblem? in
+                        guard context.isLive, context.isOnSchedulerThread else { return nil }
+                        let batch = entry + SandboxSharedMemory.slotBatchHeaderSize
+                        return context.withScene { scene in
+                            SlotBatch.withSpans(batch, count, (batch + 8 * count).assumingMemoryBound(to: Double.self), values) {
+                                scene.setSlotsCheckingEach($0, values: $1)
+                            }
+                        }
+                    }
+                }
+                if let problem { throw .malformed("a set_slots batch that fails the host's checks (\(problem))") }
             } else {
                 guard byteCount - offset >= SandboxSharedMemory.idWriteSize else { throw .malformed("a property write cut short") }
-                flushBySlot()
+                let context = slot >= 0 && slot < contextCount ? contexts[slot] : nil
                 let write = writes + byID
                 write.pointee.ctx = context?.opaque
                 write.pointee.property = entry.load(fromByteOffset: 8, as: Int32.self)
@@ -488,7 +498,6 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             }
         }
         flushByID()
-        flushBySlot()
     }
 
     private func context(_ slot: UInt32?) throws(ChannelFailure) -> HostContext {
@@ -668,9 +677,9 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         var targets = [[String]](repeating: [], count: members.count)
         for (slot, context) in contexts.enumerated() where context.isLive && UInt32(slot) != slotBeingCreated {
             context.endAllTokens()
-            let owner = slotMembers[slot]
-            ended[owner].append(performerNames[slot])
-            let target = String(cString: context.targetName)
+            let owner = Int(slotOwners[slot].member)
+            let target = context.targetID
+            ended[owner].append("\(classNames[Int(slotOwners[slot].className)])@\(target)")
             if !targets[owner].contains(target) { targets[owner].append(target) }
         }
         // A restart (`"onCrash": "restart"`) is the host's: a new sandbox, the performers switched to it (R43).
@@ -714,13 +723,18 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         PluginLog.routing(logRoute) {
             while offset < members.count {
                 let count = min(members.count - offset, SandboxSharedMemory.memberCapacity)
-                for i in 0..<count { memory.members[i] = UInt32(truncatingIfNeeded: Int(bitPattern: UnsafeRawPointer(members[offset + i])) - 1) }
+                // A member's handle is its slot + 1 (``IsolatedPerformer/frameBatchMember``).
+                let slots = memory.members
+                members.withMemoryRebound(to: UInt.self) { handles in
+                    for i in 0..<count { slots[i] = UInt32(truncatingIfNeeded: handles[offset &+ i] &- 1) }
+                }
                 var out = WireWriter()
                 out.u64(UInt64(frame.index))
                 out.f64(frame.time)
                 out.f64(frame.delta)
                 out.u32(UInt32(count))
-                let member = slotMembers.isEmpty ? 0 : slotMembers[Int(memory.members[0]) < slotMembers.count ? Int(memory.members[0]) : 0]
+                let first = Int(memory.members[0])
+                let member = first < slotOwners.count ? Int(slotOwners[first].member) : 0
                 guard (try? call(.updateMany, "update_many", out, member: member)) != nil else { return }
                 offset += count
             }

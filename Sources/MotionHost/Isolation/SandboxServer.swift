@@ -675,7 +675,12 @@ private let sandboxSetSlots:
                 // here (a slot number the plugin did not get from slot() may be one the host has; it is refused
                 // all the same).
                 let scene = context.scene
-                if let (status, index) = SlotBatch.problem(writes, count, values, valueCount, isKnownSlot: scene.isKnownSlot) {
+                // The known slots read in place for the batch: per write one unsigned compare and one load.
+                let problem = scene.knownSlots.withUnsafeBufferPointer { known in
+                    let knownCount = UInt32(truncatingIfNeeded: known.count)
+                    return SlotBatch.problem(writes, count, values, valueCount) { UInt32(bitPattern: $0) < knownCount && known[Int($0)] }
+                }
+                if let (status, index) = problem {
                     failedIndexOut?.pointee = index
                     return status
                 }

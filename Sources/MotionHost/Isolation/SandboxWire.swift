@@ -261,8 +261,8 @@ final class SandboxChannel: @unchecked Sendable {
 ///   the tag in its `ctx` field.
 /// - A `set_slots` batch (ABI 1.3, motion/slots.h), as the plugin gave it: the tag, the number of writes and of
 ///   values (32 bits each), then the writes (`motion_slot_write`, 8 bytes each), then the values (8 bytes each):
-///   ``slotBatchHeaderSize`` + 8 × (writes + values) bytes. The host copies a run of them out of the shared
-///   memory before its own `set_slots` checks them, and applies them with one call per run of one scene.
+///   ``slotBatchHeaderSize`` + 8 × (writes + values) bytes. The host applies each where it lies, reading every
+///   write and value once and checking what it read (``Scene/setSlotsCheckingEach(_:values:)``).
 struct SandboxSharedMemory: @unchecked Sendable {
     // @unchecked: a mapping shared with another process; who touches which part when is the protocol's rule (the
     // rings are lock-free between their one producer and one consumer; the rest only during a request).

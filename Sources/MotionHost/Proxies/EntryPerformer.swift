@@ -7,16 +7,14 @@ import MotionCore
 /// ``HostContext``.
 ///
 /// Thread rule: the scheduler's thread, like every performer.
+///
+/// Memory: one per performer (a running TweenKit Tween has one), so it holds three references and nothing else (40
+/// bytes, a 48-byte heap block): what it needs of its plugin it reads from ``plugin`` (a frame goes through
+/// ``EntryPlugin/update(_:frame:)``, one call per run of performers), and its `update_many` flag is the context's.
 final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFrameUpdating, DeviceMotionReceiving {
     let plugin: EntryPlugin
     let context: HostContext
     let performer: OpaquePointer
-    /// The plugin's `motion_frames_v1.update`, copied once so the per-frame call touches nothing else.
-    private let frameUpdate: (@convention(c) (OpaquePointer?, UnsafePointer<motion_frame>?) -> Void)?
-    /// The plugin's name for ``PluginCrashReport``, copied once for the per-frame path.
-    private let pluginName: UnsafePointer<CChar>
-    /// The plugin's log route (the host's sink), copied once for the per-frame path.
-    private let logRoute: PluginLogRoute
 
     /// Creates the plugin's performer of `className` for `target` (`create_performer`).
     /// - Throws: ``PluginError`` with `.unknownClass` or `.creationFailed` and the plugin's message.
@@ -26,17 +24,20 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
         throws(PluginError)
     {
         self.plugin = plugin
-        self.batchesFrames = batchesFrames
-        let context = HostContext(target: performerContext.target, pluginDescription: plugin.name, logRoute: plugin.logRoute)
+        let context = HostContext(target: performerContext.target, identity: plugin.identity, batchesFrames: batchesFrames)
         // The header lets a plugin emit and take tokens from inside create_performer.
         context.emitter = performerContext.emitter
         context.tokenGenerator = performerContext.tokenGenerator
         self.context = context
         var error = Self.makeError()
+        // Both names are valid during the call only (motion/plugin.h): the target's C name is made only if the
+        // plugin asks for it later (target_name).
         let created = className.withCString { classPointer in
-            PluginLog.routing(plugin.logRoute) {
-                PluginCrashReport.calling(plugin.cName, .create) {
-                    plugin.table.pointee.create_performer(classPointer, context.targetName, context.opaque, &error)
+            context.targetID.withCString { targetName in
+                PluginLog.routing(plugin.logRoute) {
+                    PluginCrashReport.calling(plugin.cName, .create) {
+                        plugin.table.pointee.create_performer(classPointer, targetName, context.opaque, &error)
+                    }
                 }
             }
         }
@@ -55,9 +56,6 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
                 library: plugin.library)
         }
         self.performer = created
-        self.frameUpdate = plugin.frames?.pointee.update
-        self.pluginName = plugin.cName
-        self.logRoute = plugin.logRoute
     }
 
     deinit {
@@ -142,17 +140,20 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
     }
 
     func update(frame: Frame) {
-        guard let frameUpdate else { return }
+        guard let frameUpdate = plugin.frames?.pointee.update else { return }
         var cFrame = motion_frame(
             struct_size: UInt32(MemoryLayout<motion_frame>.size), index: UInt64(frame.index), time: frame.time, delta: frame.delta)
-        PluginLog.routing(logRoute) { PluginCrashReport.calling(pluginName, .update, frame: frame.index) { frameUpdate(performer, &cFrame) } }
+        PluginLog.routing(plugin.logRoute) {
+            PluginCrashReport.calling(plugin.cName, .update, frame: frame.index) { frameUpdate(performer, &cFrame) }
+        }
     }
 
     /// The plugin, when it has `update_many` (ABI 1.1): the scheduler updates consecutive performers of
     /// one plugin with one call (``EntryPlugin/update(_:frame:)``). A plugin without it is updated per
     /// performer, each checked for a token at its turn, as a 1.0 host does.
-    var frameBatch: (any FrameBatch)? { frameUpdate == nil || plugin.updateMany == nil || !batchesFrames ? nil : plugin }
-    private let batchesFrames: Bool
+    var frameBatch: (any FrameBatch)? {
+        plugin.frames?.pointee.update == nil || plugin.updateMany == nil || !context.batchesFrames ? nil : plugin
+    }
     var frameBatchMember: OpaquePointer { performer }
 
     func receive(_ sample: UnsafePointer<motion_device_motion_sample>) {

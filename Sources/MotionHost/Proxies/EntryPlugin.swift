@@ -21,6 +21,8 @@ public final class EntryPlugin: @unchecked Sendable {
     let cName: UnsafePointer<CChar>
     /// Where the log lines of the host's calls into the plugin go (the host's sink).
     let logRoute: PluginLogRoute
+    /// Its name and log route for the host contexts of its performers, shared by all of them.
+    let identity: PluginIdentity
     /// The manifest and library named in errors.
     let manifest: URL?
     let library: String?
@@ -72,6 +74,7 @@ public final class EntryPlugin: @unchecked Sendable {
         self.manifest = manifest
         self.library = library
         self.logRoute = PluginLogRoute(sink: logSink)
+        self.identity = PluginIdentity(description: name, logRoute: logRoute)
         func failure(_ code: PluginError.Code, _ message: String) -> PluginError {
             PluginError(code: code, message: message, manifest: manifest, library: library)
         }

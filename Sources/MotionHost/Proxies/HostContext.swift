@@ -15,9 +15,13 @@ import Synchronization
 ///
 /// Lifetime: a context outlives its performer. When the performer is destroyed the proxy calls
 /// ``retire()``: the context lets go of its emitter, token generator and tokens, is marked gone, and is
-/// kept (about 200 bytes, for the life of the process), so that a plugin thread that calls the host with
+/// kept (128 bytes, for the life of the process), so that a plugin thread that calls the host with
 /// it afterwards — which the header forbids — gets `MOTION_ERR_SCHEDULER_GONE` instead of reading freed
 /// memory.
+///
+/// Memory: one per performer of a plugin (a running TweenKit Tween has one), so it holds only what differs per
+/// performer: who the plugin is lives in its shared ``PluginIdentity``, the target's name is the target's own
+/// string (a short one inline, a long one shared), and its C copy for `target_name` is made on the first call.
 final class HostContext: @unchecked Sendable {
     /// The performer's target and its scene, unretained: the scheduler holds the scene, the scene its
     /// targets, and the performer lives no longer than the scheduler (R42). Used only while ``isLive``
@@ -25,14 +29,15 @@ final class HostContext: @unchecked Sendable {
     private let targetReference: Unmanaged<Target>
     private let sceneReference: Unmanaged<Scene>
     let schedulerThread: pthread_t
-    /// Who the plugin is, for messages: `plugin id (manifest path)`.
-    let pluginDescription: String
-    /// The target's name as a C string, owned here, valid for the context's life (`target_name`).
-    let targetName: UnsafeMutablePointer<CChar>
-    /// Where the plugin's host sends its lines (the `motion.log/1` extension logs through it), if it has one.
-    let logRoute: PluginLogRoute?
+    /// The plugin's name for messages and where its lines go, shared by all its contexts.
+    let identity: PluginIdentity
+    /// The target's name (its ``TargetID``'s string: no copy), readable from any thread.
+    let targetID: String
     /// False once the performer is destroyed (``retire()``); never true again.
     private let live = Atomic<Bool>(true)
+    /// Whether the scheduler may update the performer with others of its plugin in one `update_many` call: the
+    /// proxy's flag, kept here beside ``live`` (in what was padding) so that an ``EntryPerformer`` is 40 bytes.
+    let batchesFrames: Bool
     private let state = Mutex(State())
 
     /// How many of a context's most recently terminated tokens it remembers (R33), so that a second
@@ -43,25 +48,69 @@ final class HostContext: @unchecked Sendable {
     private struct State {
         var emitter: TransactionEmitter?
         var tokenGenerator: IsActiveTokenGenerator?
-        /// The tokens the plugin holds: a performer usually holds one, kept inline (a dictionary of one entry is
-        /// about 100 bytes per running performer); any more by id (``LiveTokens``).
-        var live = LiveTokens()
-        /// The last ``rememberedTerminations`` tokens terminated through this context, oldest first from
-        /// `next` (a ring).
-        var terminated: [motion_token] = []
-        var next = 0
+        /// The token the plugin holds, when it holds one: a performer usually holds one, kept inline; any more, by
+        /// id, in ``more``.
+        var token: IsActiveToken?
+        /// What few performers need (a second token, a terminated one, the target's C name), made on first use, so
+        /// that a running performer's context is 128 bytes (a 144-byte heap block; 160 before).
+        var more: Rarer?
     }
 
-    init(target: Target, pluginDescription: String, logRoute: PluginLogRoute? = nil) {
+    /// The parts of a context's state that a running performer with one token does not use.
+    private final class Rarer {
+        /// The tokens held besides ``State/token``, by id.
+        var tokens: [motion_token: IsActiveToken] = [:]
+        /// The last ``rememberedTerminations`` tokens terminated through this context, oldest first from `next`
+        /// (a ring).
+        var terminated: [motion_token] = []
+        var next = 0
+        /// The target's name as a C string for `target_name`, made on its first call and kept for the context's
+        /// life (the header promises it stays valid as long as the context).
+        var cTargetName: UnsafeMutablePointer<CChar>?
+
+        deinit { free(cTargetName) }
+    }
+
+    /// A context of a plugin's performer for `target`.
+    /// - Parameters:
+    ///   - identity: The plugin's, shared by its contexts.
+    ///   - batchesFrames: The proxy's ``batchesFrames``.
+    init(target: Target, identity: PluginIdentity, batchesFrames: Bool = true) {
         self.targetReference = Unmanaged.passUnretained(target)
         self.sceneReference = Unmanaged.passUnretained(target.scene)
         self.schedulerThread = pthread_self()
-        self.pluginDescription = pluginDescription
-        self.logRoute = logRoute
-        self.targetName = strdup(target.id.name)
+        self.identity = identity
+        self.targetID = target.id.name
+        self.batchesFrames = batchesFrames
     }
 
-    deinit { free(targetName) }
+    /// A context with an identity of its own (a declarative performer's, a test's).
+    convenience init(target: Target, pluginDescription: String, logRoute: PluginLogRoute? = nil) {
+        self.init(target: target, identity: PluginIdentity(description: pluginDescription, logRoute: logRoute))
+    }
+
+    /// Who the plugin is, for messages: `plugin id (manifest path)`.
+    var pluginDescription: String { identity.description }
+    /// Where the plugin's host sends its lines (the `motion.log/1` extension logs through it), if it has one.
+    var logRoute: PluginLogRoute? { identity.logRoute }
+
+    /// The target's name as a C string, valid for the context's life (`target_name`); made on the first call.
+    var targetName: UnsafePointer<CChar> {
+        state.withLock { state in
+            let more = Self.rarer(&state)
+            if let name = more.cTargetName { return UnsafePointer(name) }
+            let name = strdup(targetID)!
+            more.cTargetName = name
+            return UnsafePointer(name)
+        }
+    }
+
+    private static func rarer(_ state: inout State) -> Rarer {
+        if let more = state.more { return more }
+        let more = Rarer()
+        state.more = more
+        return more
+    }
 
     /// Whether the performer still exists. A relaxed load: on the scheduler's thread it is written in the
     /// same thread's order; from another thread only the thread-safe calls use it, and they lock too.
@@ -85,7 +134,15 @@ final class HostContext: @unchecked Sendable {
     /// thread, after `destroy_performer` (or a failed `create_performer`) returned.
     func retire() {
         state.withLock { state in
+            // The target's C name stays: a plugin may hold it for as long as the context lives.
+            let name = state.more?.cTargetName
+            state.more?.cTargetName = nil
             state = State()
+            if let name {
+                let more = Rarer()
+                more.cTargetName = name
+                state.more = more
+            }
         }
         live.store(false, ordering: .releasing)
         _ = Unmanaged.passRetained(self)
@@ -97,8 +154,11 @@ final class HostContext: @unchecked Sendable {
     @discardableResult
     func endAllTokens() -> Int {
         let tokens = state.withLock { state in
-            defer { state.live = LiveTokens() }
-            return state.live.sortedByID()
+            defer {
+                state.token = nil
+                state.more?.tokens = [:]
+            }
+            return ((state.more.map { Array($0.tokens.values) } ?? []) + (state.token.map { [$0] } ?? [])).sorted { $0.id < $1.id }
         }
         for token in tokens { try? token.terminate() }
         return tokens.count
@@ -135,7 +195,7 @@ final class HostContext: @unchecked Sendable {
     // MARK: Tokens ([thread-safe])
 
     /// How many terminated tokens the context remembers now (at most ``rememberedTerminations``).
-    var rememberedTerminationCount: Int { state.withLock { $0.terminated.count } }
+    var rememberedTerminationCount: Int { state.withLock { $0.more?.terminated.count ?? 0 } }
 
     /// A new token, or `nil` when the scheduler or the performer is gone.
     func generateToken() -> motion_token? {
@@ -143,7 +203,11 @@ final class HostContext: @unchecked Sendable {
         let kept = state.withLock { state in
             // Retired meanwhile: the token is the scheduler's to end (it is gone or going).
             guard isLive else { return false }
-            state.live.insert(token)
+            if state.token == nil {
+                state.token = token
+            } else {
+                Self.rarer(&state).tokens[token.id] = token
+            }
             return true
         }
         return kept ? token.id : nil
@@ -156,18 +220,26 @@ final class HostContext: @unchecked Sendable {
     ///   the call changes nothing); `MOTION_ERR_SCHEDULER_GONE` once the scheduler or the performer is gone.
     func terminateToken(_ id: motion_token) -> motion_status {
         enum Found { case live(IsActiveToken), terminated, unknown, gone }
-        let found: Found = state.withLock { table in
+        let found: Found = state.withLock { state in
             guard isLive else { return .gone }
-            if let token = table.live.remove(id) {
-                if table.terminated.count < Self.rememberedTerminations {
-                    table.terminated.append(id)
-                } else {
-                    table.terminated[table.next] = id
-                    table.next = (table.next + 1) % Self.rememberedTerminations
-                }
-                return .live(token)
+            let held: IsActiveToken?
+            if let token = state.token, token.id == id {
+                state.token = nil
+                held = token
+            } else {
+                held = state.more?.tokens.removeValue(forKey: id)
             }
-            return id != 0 && table.terminated.contains(id) ? .terminated : .unknown
+            if let held {
+                let more = Self.rarer(&state)
+                if more.terminated.count < Self.rememberedTerminations {
+                    more.terminated.append(id)
+                } else {
+                    more.terminated[more.next] = id
+                    more.next = (more.next + 1) % Self.rememberedTerminations
+                }
+                return .live(held)
+            }
+            return id != 0 && state.more?.terminated.contains(id) == true ? .terminated : .unknown
         }
         switch found {
         case .gone: return MOTION_ERR_SCHEDULER_GONE
@@ -187,27 +259,19 @@ final class HostContext: @unchecked Sendable {
     }
 }
 
-/// The is-active tokens a plugin holds through one context: the first inline, the rest by id.
-struct LiveTokens {
-    private var first: IsActiveToken?
-    private var more: [motion_token: IsActiveToken] = [:]
+/// Who a plugin is, for the host contexts of its performers: its name for messages and where its log lines go. One
+/// per loaded plugin (``EntryPlugin/identity``, an isolated plugin's member), shared by every context.
+///
+/// Thread rule: immutable; safe from any thread.
+final class PluginIdentity: Sendable {
+    /// `plugin id (manifest path)`.
+    let description: String
+    /// Where the plugin's host sends its lines, if it has one.
+    let logRoute: PluginLogRoute?
 
-    mutating func insert(_ token: IsActiveToken) {
-        if first == nil { first = token } else { more[token.id] = token }
-    }
-
-    /// Removes and returns the token `id`, or `nil` when none is held.
-    mutating func remove(_ id: motion_token) -> IsActiveToken? {
-        if let token = first, token.id == id {
-            first = nil
-            return token
-        }
-        return more.isEmpty ? nil : more.removeValue(forKey: id)
-    }
-
-    /// Every held token, in the order of their ids (the order they were generated in).
-    func sortedByID() -> [IsActiveToken] {
-        (more.values + (first.map { [$0] } ?? [])).sorted { $0.id < $1.id }
+    init(description: String, logRoute: PluginLogRoute?) {
+        self.description = description
+        self.logRoute = logRoute
     }
 }
 

@@ -73,8 +73,9 @@ private let hostSlot: @convention(c) (OpaquePointer?, motion_property_id) -> mot
 }
 
 /// `motion_property_slots_v1.set_slots`: a batch of writes by slot, every check made before any write is
-/// applied, in the order motion/slots.h gives (context, thread, then per write slot and count, then the
-/// values' total and finiteness), so the apply loop checks nothing.
+/// applied, in the order motion/slots.h gives: the arguments, context and thread here, then per write its slot and
+/// count, then the values' total and finiteness, by the scene's store (``Scene/setSlots(_:values:)``), which then
+/// applies the batch with no further check.
 private let hostSetSlots:
     @convention(c) (OpaquePointer?, UnsafePointer<motion_slot_write>?, Int, UnsafePointer<Double>?, Int, UnsafeMutablePointer<Int>?) ->
         motion_status = { ctx, writes, count, values, valueCount, failedIndexOut in
@@ -84,34 +85,50 @@ private let hostSetSlots:
                 }
                 guard context.isLive else { return MOTION_ERR_SCHEDULER_GONE }
                 guard context.isOnSchedulerThread else { return MOTION_ERR_WRONG_THREAD }
-                return context.withScene { scene in
-                    let problem = SlotBatch.problem(writes, count, values, valueCount, slotCount: scene.propertySlotCount)
-                    if let (status, index) = problem {
-                        failedIndexOut?.pointee = index
-                        return status
-                    }
-                    guard let writes, let values else { return MOTION_OK }
-                    SlotBatch.apply(writes, count, values, to: scene)
-                    return MOTION_OK
+                guard count > 0 || valueCount > 0 else { return MOTION_OK }
+                // Values with no writes: the whole batch's check names index 0 (count).
+                guard let writes, let values else {
+                    failedIndexOut?.pointee = 0
+                    return MOTION_ERR_INVALID_ARGUMENT
                 }
+                let problem = context.withScene { scene in
+                    SlotBatch.withSpans(writes, count, values, valueCount) { scene.setSlots($0, values: $1) }
+                }
+                guard let problem else { return MOTION_OK }
+                failedIndexOut?.pointee = problem.index
+                return SlotBatch.status(of: problem)
             }
         }
 
-/// The checks and the writes of one `set_slots` batch.
+/// The checks of one `set_slots` batch, as motion/slots.h orders them, for the sandbox (which queues a batch it
+/// checked for the host), and the views of a C batch the scene's store takes.
 enum SlotBatch {
-    /// The first problem of a batch, as motion/slots.h orders them, with the index it reports; `nil` when
-    /// every write may be applied.
+    /// `motion_slot_write` and ``PropertySlotWrite`` are one layout (an `int32_t` slot, a `uint32_t` count).
+    static let layoutMatches: Bool =
+        MemoryLayout<motion_slot_write>.size == MemoryLayout<PropertySlotWrite>.size
+        && MemoryLayout<motion_slot_write>.stride == MemoryLayout<PropertySlotWrite>.stride
+        && MemoryLayout<motion_slot_write>.offset(of: \.count) == MemoryLayout<PropertySlotWrite>.offset(of: \.count)
+
+    /// Runs `body` with a C batch viewed as spans (valid during the call only).
     @inline(__always)
-    static func problem(
-        _ writes: UnsafePointer<motion_slot_write>?, _ count: Int, _ values: UnsafePointer<Double>?, _ valueCount: Int, slotCount: Int
-    ) -> (motion_status, Int)? {
-        let slots = UInt32(truncatingIfNeeded: slotCount)
-        // One unsigned compare each: a negative slot is a large unsigned one.
-        return problem(writes, count, values, valueCount) { UInt32(bitPattern: $0) < slots }
+    static func withSpans<R>(
+        _ writes: UnsafeRawPointer?, _ count: Int, _ values: UnsafePointer<Double>?, _ valueCount: Int,
+        _ body: (Span<PropertySlotWrite>, Span<Double>) -> R
+    ) -> R {
+        precondition(layoutMatches, "PropertySlotWrite no longer has motion_slot_write's layout")
+        let writeBuffer = UnsafeBufferPointer(start: writes?.assumingMemoryBound(to: PropertySlotWrite.self), count: count)
+        let valueBuffer = UnsafeBufferPointer(start: values, count: valueCount)
+        return body(Span(_unsafeElements: writeBuffer), Span(_unsafeElements: valueBuffer))
     }
 
-    /// ``problem(_:_:_:_:slotCount:)`` with the slots that may be written given by `isKnownSlot` (a sandbox
-    /// accepts only the slots it was given through `slot()`).
+    /// The status `set_slots` returns for a problem the scene's store found.
+    static func status(of problem: PropertySlotBatchProblem) -> motion_status {
+        problem.kind == .unknownSlot ? MOTION_ERR_UNKNOWN_PROPERTY : MOTION_ERR_INVALID_ARGUMENT
+    }
+
+    /// The first problem of a batch, as motion/slots.h orders them, with the index it reports, the slots that may
+    /// be written given by `isKnownSlot` (a sandbox accepts only the slots it was given through `slot()`); `nil`
+    /// when every write may be applied.
     @inline(__always)
     static func problem(
         _ writes: UnsafePointer<motion_slot_write>?, _ count: Int, _ values: UnsafePointer<Double>?, _ valueCount: Int,
@@ -123,36 +140,32 @@ enum SlotBatch {
         // x - x is 0 for a finite x and NaN otherwise: one sum over the batch's values, in the same pass, and a
         // search for the culprit only when it fails.
         var sum = 0.0
-        for index in 0..<count {
+        var index = 0
+        while index < count {
+            // The common writes, one component each, while the values hold one per write.
+            let end = min(count, index &+ (valueCount &- total))
+            while index < end {
+                let write = writes[index]
+                if !isKnownSlot(write.slot) { return (MOTION_ERR_UNKNOWN_PROPERTY, index) }
+                guard write.count == 1 else { break }
+                sum += values[total] - values[total]
+                total &+= 1
+                index &+= 1
+            }
+            guard index < count else { break }
             let write = writes[index]
             if !isKnownSlot(write.slot) { return (MOTION_ERR_UNKNOWN_PROPERTY, index) }
             let components = Int(write.count)
             if write.count &- 1 >= UInt32(MOTION_PROPERTY_MAX_COMPONENTS) || components > valueCount &- total {
                 return (MOTION_ERR_INVALID_ARGUMENT, index)
             }
-            sum += values[total] - values[total]
-            for i in 1..<components { sum += values[total + i] - values[total + i] }
-            total += components
+            for i in total..<total &+ components { sum += values[i] - values[i] }
+            total &+= components
+            index &+= 1
         }
         if total < valueCount { return (MOTION_ERR_INVALID_ARGUMENT, count) }
         guard sum == 0 else { return (MOTION_ERR_INVALID_ARGUMENT, (0..<valueCount).first { !values[$0].isFinite } ?? 0) }
         return nil
-    }
-
-    /// Applies a batch ``problem(_:_:_:_:slotCount:)`` found nothing wrong with.
-    @inline(__always)
-    static func apply(_ writes: UnsafePointer<motion_slot_write>, _ count: Int, _ values: UnsafePointer<Double>, to scene: Scene) {
-        var value = values
-        for index in 0..<count {
-            let write = writes[index]
-            let slot = PropertySlot(rawValue: write.slot)
-            if write.count == 1 {
-                scene.setScalar(value.pointee, at: slot)
-            } else {
-                scene.setValue(PropertyValue(UnsafeBufferPointer(start: value, count: Int(write.count))), at: slot)
-            }
-            value += Int(write.count)
-        }
     }
 }
 
@@ -165,7 +178,7 @@ private let hostContextLog: @convention(c) (OpaquePointer?, Int32, UnsafePointer
         PluginLog.write(level, String(cString: message))
         return
     }
-    let line = "\(context.pluginDescription) (\(String(cString: context.targetName))): \(String(cString: message))"
+    let line = "\(context.pluginDescription) (\(context.targetID)): \(String(cString: message))"
     if let route = context.logRoute {
         PluginLog.routing(route) { PluginLog.write(level, line) }
     } else {

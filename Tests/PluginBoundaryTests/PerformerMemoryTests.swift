@@ -1,0 +1,90 @@
+import Foundation
+import Glibc
+import Testing
+
+@testable import MotionCore
+@testable import MotionHost
+
+/// What the host keeps per performer of a plugin (issue 12: memory per running TweenKit Tween): its proxy and host
+/// context, measured as the heap blocks they take (`malloc_usable_size`), in process and isolated.
+@Suite("The host's objects per plugin performer")
+struct PerformerMemoryTests {
+    /// Makes eight TweenKit performers through `host`, one per target with a 10-byte name (as the benchmark's
+    /// `card1234` …), and hands them to `body` while their scheduler lives.
+    func withTweenPerformers(isolated: Bool, _ body: ([any Performer]) throws -> Void) throws {
+        let manifest = try PluginManifest.load(contentsOf: packageRoot.appendingPathComponent("manifests/tweenkit.json"))
+        let host = PluginHost(
+            catalog: PluginCatalog(plugins: [manifest]),
+            loader: LibraryLoader(
+                configuration: HostConfiguration(plugins: isolated ? ["*": .process] : [:]), extraLibraryDirectories: [productsDirectory]))
+        let recorder = RecordingRegistry(host)
+        let scene = Scene()
+        let targets = (0..<8).map { TargetID("card12345\($0)") }
+        for target in targets { scene.addTarget(target, properties: ["x": 0]) }
+        let scheduler = Scheduler(scene: scene, registry: recorder)
+        try scheduler.commit(
+            Transaction(targets.map { .add(Plan(type: "Tween", fields: ["property": "x", "to": [1], "duration": 3]), target: $0) }))
+        scheduler.advanceFrame(to: 0)
+        #expect(scheduler.frameUpdatedPerformerCount == 8)
+        #expect(recorder.made.count == 8)
+        try body(recorder.made)
+    }
+
+    /// The smallest of the usable sizes of the objects' heap blocks: glibc may hand out a block a size class larger
+    /// than asked for when the rest would be too small to keep (a heap that many tests used), never a smaller one.
+    static func blockBytes(_ objects: [AnyObject]) -> Int { objects.map { blockBytes($0) }.min() ?? 0 }
+
+    /// The usable bytes of the heap block an object lives in (glibc's `malloc_usable_size`, which `<malloc.h>`
+    /// declares and the Glibc module does not import): a block of 16·n bytes has 16·n − 8 usable.
+    static func blockBytes(_ object: AnyObject) -> Int {
+        typealias UsableSize = @convention(c) (UnsafeMutableRawPointer?) -> Int
+        let usableSize = unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_usable_size")!, to: UsableSize.self)
+        return usableSize(Unmanaged.passUnretained(object).toOpaque())
+    }
+
+    @Test(
+        "a running in-process TweenKit Tween's proxy and host context take at most 40 + 136 usable bytes (48- and 144-byte heap blocks), with no name copied"
+    )
+    func inProcessPerformer() throws {
+        try withTweenPerformers(isolated: false) { made in
+            let performers = try made.map { try #require($0 as? EntryPerformer) }
+            #expect(Self.blockBytes(performers) <= 40)
+            #expect(Self.blockBytes(performers.map(\.context)) <= 136)
+            // The target's name is the target's own (inline, for a short one) until the plugin asks for a C copy.
+            #expect(performers[0].context.targetID == "card123450")
+            #expect(String(cString: performers[0].context.targetName) == "card123450")
+            // Every context of the plugin shares one identity.
+            #expect(performers.allSatisfy { $0.context.identity === performers[0].plugin.identity })
+        }
+    }
+
+    @Test("a running isolated TweenKit Tween's proxy and host context take at most 40 + 136 usable bytes (48- and 144-byte heap blocks)")
+    func isolatedPerformer() throws {
+        try withTweenPerformers(isolated: true) { made in
+            let performers = try made.map { try #require($0 as? IsolatedPerformer) }
+            #expect(Self.blockBytes(performers) <= 40)
+            #expect(Self.blockBytes(performers.map(\.context)) <= 136)
+            #expect(performers.allSatisfy { $0.context.identity === $0.plugin.members[$0.member].identity })
+        }
+    }
+}
+
+/// A registry that makes its performers through another and keeps each one it made.
+private final class RecordingRegistry: PerformerRegistry {
+    let inner: any PerformerRegistry
+    private(set) var made: [any Performer] = []
+
+    init(_ inner: any PerformerRegistry) { self.inner = inner }
+
+    func performerClass(forPlanType type: String) throws -> PerformerClass? {
+        guard let real = try inner.performerClass(forPlanType: type) else { return nil }
+        return PerformerClass(name: real.name, origin: real.origin, preparePlan: real.preparePlan, checkPlanOnTarget: real.checkPlanOnTarget) {
+            [unowned self] context in
+            let performer = try real.make(context)
+            made.append(performer)
+            return performer
+        }
+    }
+
+    var planTypes: [String] { inner.planTypes }
+}
