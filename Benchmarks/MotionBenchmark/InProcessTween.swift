@@ -88,6 +88,8 @@ final class InProcessTweenBatch: FrameBatch {
     /// A new member on `target`.
     fileprivate func makeMember(target: Target) -> InProcessTweenPerformer {
         let performer = InProcessTweenPerformer(batch: self, member: Int32(members.count))
+        // Grown by half, not doubled (as MotionCore grows its per-performer arrays).
+        if members.count == members.capacity { members.reserveCapacity(max(16, members.count + members.count / 2)) }
         members.append((Unmanaged.passUnretained(performer), Unmanaged.passUnretained(target)))
         return performer
     }

@@ -217,6 +217,7 @@ struct PluginBenchmarks {
     /// (the Tweens' start) take; then the resident bytes per Tween of the whole set-up.
     static func profileMemory(count: Int) throws -> String {
         let (heap, resident) = (LimitBenchmarks.heapBytes(), LimitBenchmarks.residentBytes())
+        let (anonymous, file) = (LimitBenchmarks.residentBytes("RssAnon"), LimitBenchmarks.residentBytes("RssFile"))
         let scene = tweenScene(count: count)
         let afterScene = LimitBenchmarks.heapBytes()
         let scheduler = try committingTweens(to: scene, registry: inProcessTweens())
@@ -225,6 +226,7 @@ struct PluginBenchmarks {
         scene.drainChanges { _, _, _ in }
         let afterFrame = LimitBenchmarks.heapBytes()
         let residentAfter = LimitBenchmarks.residentBytes()
+        let (anonymousAfter, fileAfter) = (LimitBenchmarks.residentBytes("RssAnon"), LimitBenchmarks.residentBytes("RssFile"))
         guard scheduler.frameUpdatedPerformerCount == count else {
             throw BenchmarkError("\(scheduler.frameUpdatedPerformerCount) of \(count) tweens run")
         }
@@ -232,7 +234,8 @@ struct PluginBenchmarks {
         return """
             heap bytes per running Tween, \(count.formatted()) Tweens: \(perTween(afterFrame - heap)) (scene \(perTween(afterScene - heap)), \
             scheduler and performers \(perTween(afterCommit - afterScene)), first frame \(perTween(afterFrame - afterCommit))); \
-            resident \(perTween(residentAfter - resident))
+            resident \(perTween(residentAfter - resident)) (anonymous \(perTween(anonymousAfter - anonymous)), \
+            files \(perTween(fileAfter - file)))
             """
     }
 

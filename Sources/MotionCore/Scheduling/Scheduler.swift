@@ -439,13 +439,14 @@ public final class Scheduler {
                 index = records[Int(index)].nextOnTarget
             }
         } else {
+            if targetIndex >= firstPerformerOfTarget.capacity { firstPerformerOfTarget.reserveCapacity([Int32].grownCapacity(targetIndex + 1)) }
             firstPerformerOfTarget.append(contentsOf: repeatElement(-1, count: targetIndex + 1 - firstPerformerOfTarget.count))
         }
         return try makePerformer(performerClass, target: target, index: records.count) { record, index in
             // The target's newest performer goes first in its chain (a target has a few at most).
             record.nextOnTarget = firstPerformerOfTarget[targetIndex]
             firstPerformerOfTarget[targetIndex] = Int32(index)
-            records.append(record)
+            records.appendGrowingByHalf(record)
         }
     }
 
@@ -802,7 +803,7 @@ public final class Scheduler {
         trace(.tokenGenerated(id: token.id, performer: records[index].description))
         if records[index].tokenCount == 1, !records[index].isInUpdateList, let handle = records[index].frameHandle {
             records[index].isInUpdateList = true
-            frameUpdaters.append(FrameSlot(performer: Int32(index), batch: Int32(records[index].frameBatch), handle: handle))
+            frameUpdaters.appendGrowingByHalf(FrameSlot(performer: Int32(index), batch: Int32(records[index].frameBatch), handle: handle))
         }
         activeTokenCount += 1
         if activeTokenCount == 1 { activityChanged(true) }
