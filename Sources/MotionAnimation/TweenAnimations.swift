@@ -247,13 +247,14 @@ public final class TweenAnimations {
         isAdvancing = true
         defer { isAdvancing = false }
         let count = storedCount
+        let records = unsafe self.records  // no closure changes it (they may not add or remove tweens)
+        // Unit indices stay below `count`, which fits an Int: the increments need no overflow check.
         var kept = 0
         var i = 0
         var stopped = 0
         while i < count {
             let record = unsafe records + i
             var flags = unsafe record.pointee.curveAndFlags
-            let units = flags & Self.isVectorBit != 0 ? 2 : 1
             if flags & Self.hasStartBit == 0 {
                 unsafe record.pointee.start = time
                 flags |= Self.hasStartBit
@@ -263,7 +264,7 @@ public final class TweenAnimations {
             var isFinished = false
             if elapsed >= 0 {
                 if flags & Self.hasFromBit == 0 {
-                    unsafe readFrom(record, units: units, currentValue)
+                    unsafe readFrom(record, units: Self.units(record.pointee), currentValue)
                     flags |= Self.hasFromBit
                     unsafe record.pointee.curveAndFlags = flags
                 }
@@ -276,25 +277,27 @@ public final class TweenAnimations {
                     fraction = progress > 0 ? (progress < 1 ? progress : 1) : 0  // TimingCurve.linear
                 }
                 let value: Components
-                if units == 1 {
+                if _fastPath(flags & Self.isVectorBit == 0) {
                     value = unsafe Components(
                         count: 1, interpolate(from: record.pointee.from, to: record.pointee.to, fraction: fraction), 0, 0, 0)
                 } else {
-                    let parts = unsafe parts(i + 1).pointee
+                    let parts = unsafe UnsafeMutableRawPointer(record + 1).assumingMemoryBound(to: VectorParts.self).pointee
                     value = unsafe Components.interpolating(
                         count: parts.count, from: (record.pointee.from, parts.from.0, parts.from.1, parts.from.2),
                         to: (record.pointee.to, parts.to.0, parts.to.1, parts.to.2), fraction: fraction)
                 }
                 isFinished = unsafe !write(record.pointee.key, value) || progress >= 1
             }
+            // Read from the flags after the write, so that no register holds it across the closures' calls.
+            let units = 1 &+ Int(truncatingIfNeeded: (flags & Self.isVectorBit) >> 2)
             if !isFinished {
                 if kept != i { unsafe moveTween(from: i, to: kept, units: units) }
-                kept += units
+                kept &+= units
             } else {
-                stopped += 1
+                stopped &+= 1
                 unsafe finished(record.pointee.key)
             }
-            i += units
+            i &+= units
         }
         storedCount = kept
         tweenCount -= stopped
