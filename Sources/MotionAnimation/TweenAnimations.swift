@@ -167,8 +167,9 @@ public final class TweenAnimations {
         let units = to.count == 1 ? 1 : 2
         if storedCount + units > capacity {
             // 1.5 times: a buffer grown by doubling is a third empty on average (10,000 tweens took 16,384
-            // records' room).
-            let grown = Swift.max(16, capacity + capacity / 2, storedCount + units)
+            // records' room). From exactly the first tween's room: TweenKit keeps one instance per performer,
+            // most with one tween (a first capacity of 16 units cost its performers 800 bytes each).
+            let grown = Swift.max(capacity + capacity / 2, storedCount + units)
             let old = unsafe records
             unsafe records = Self.allocateUnits(grown)
             var i = 0
