@@ -300,8 +300,10 @@ public final class TweenAnimations {
             }
             i &+= units
         }
-        storedCount = kept
-        tweenCount -= stopped
+        if stopped != 0 {
+            storedCount = kept
+            tweenCount &-= stopped
+        }
     }
 
     /// Takes a tween's start value from its property (once, when its delay has passed and it was given no
