@@ -130,16 +130,26 @@ struct TokenIDTests {
         let f = Fixture()
         let generator = try f.hold(on: "a")
         let id = try #require(generator.generateID())
-        nonisolated(unsafe) var taken: UInt64? = 1
-        nonisolated(unsafe) var error: TokenError?
+        // What the other thread saw, behind a pthread lock (which the Thread Sanitizer sees, Documentation/PITFALLS.md).
+        final class Seen: @unchecked Sendable {
+            let lock = NSLock()
+            var taken: UInt64? = 1
+            var error: TokenError?
+            var isDone = false
+        }
+        let seen = Seen()
         let thread = Thread {
-            taken = generator.generateID()
+            let taken = generator.generateID()
+            var error: TokenError?
             do { try generator.terminate(tokenID: id) } catch let caught { error = caught as? TokenError }
+            seen.lock.withLock { (seen.taken, seen.error, seen.isDone) = (taken, error, true) }
         }
         thread.start()
-        for _ in 0..<5000 where !thread.isFinished { usleep(1000) }
-        #expect(thread.isFinished)
-        #expect(taken == nil && error?.code == .wrongThread)
+        for _ in 0..<5000 where !seen.lock.withLock({ seen.isDone }) { usleep(1000) }
+        seen.lock.withLock {
+            #expect(seen.isDone)
+            #expect(seen.taken == nil && seen.error?.code == .wrongThread)
+        }
         #expect(f.scheduler?.outstandingTokenCount == 1)
     }
 
