@@ -9,22 +9,24 @@ import MotionCore
 /// Laid out for the frame loop: the performers of one scene are members of one ``InProcessTweenBatch``, which
 /// keeps every member's tweens as values in one flat `TweenAnimations` (each tween's key is its member's
 /// number and its property's slot, resolved when the plan arrives). A frame advances them in one pass over
-/// that buffer; a performer object holds only its count of running tweens and its token (about 48 bytes), and
-/// is not read by a frame. The tweens run in the order they were added, where TweenKit runs each performer's
+/// that buffer; a performer object holds only what its plans and its token need (a 56-byte object, a
+/// 64-byte heap block: its batch, number, count of running tweens, token generator and token id; its target
+/// is in its batch's member list), and is not read by a frame. It takes its token by id
+/// (`IsActiveTokenGenerator.generateID()`), which saves a 48-byte token object per performer. The tweens run in the order they were added, where TweenKit runs each performer's
 /// in turn: the same order whenever each performer has one tween at a time (as in every benchmark here).
 final class InProcessTweenPerformer: BatchedFrameUpdating {
-    private let target: Target
     private unowned(unsafe) let batch: InProcessTweenBatch
     /// The performer's number in its batch (the high half of its tweens' keys).
     private let member: Int32
     private var runningCount: Int32 = 0
     private var generator: IsActiveTokenGenerator?
-    private var token: IsActiveToken?
+    /// The id of the token it holds while it runs tweens, or 0.
+    private var tokenID: UInt64 = 0
 
-    init(target: Target, batch: InProcessTweenBatch) {
-        self.target = target
+    /// A performer of `batch`, which registers it with its target.
+    fileprivate init(batch: InProcessTweenBatch, member: Int32) {
         self.batch = batch
-        member = batch.join()
+        self.member = member
     }
 
     var frameBatch: (any FrameBatch)? { batch }
@@ -43,6 +45,7 @@ final class InProcessTweenPerformer: BatchedFrameUpdating {
         let from = plan["from"]?.array?.compactMap(\.number)
         guard from == nil || from?.count == to.count else { throw BenchmarkError("Tween's \"from\" must match \"to\"") }
         let curve = try TimingCurve(named: plan["timing"]?.string ?? "easeInOut")
+        let target = batch.target(of: member)
         let slot = target.slot(for: target.scene.propertyID(property))
         let key = Int64(member) << 32 | Int64(slot.rawValue)
         // One tween per property: a new plan replaces a running one (found by a scan, only when this performer
@@ -52,15 +55,15 @@ final class InProcessTweenPerformer: BatchedFrameUpdating {
             key: key, curve: curve, from: from, to: to, duration: plan["duration"]?.number ?? 0.3, delay: plan["delay"]?.number ?? 0,
             replacingExisting: replaces)
         if !replaces { runningCount += 1 }
-        if token == nil { token = generator?.generate() }
+        if tokenID == 0 { tokenID = generator?.generateID() ?? 0 }
     }
 
     /// One of this performer's tweens finished (called by its batch's frame).
     fileprivate func tweenFinished() {
         runningCount -= 1
-        if runningCount == 0, let held = token {
-            token = nil
-            try? held.terminate()
+        if runningCount == 0, tokenID != 0 {
+            defer { tokenID = 0 }
+            try? generator?.terminate(tokenID: tokenID)
         }
     }
 
@@ -74,17 +77,25 @@ final class InProcessTweenPerformer: BatchedFrameUpdating {
 final class InProcessTweenBatch: FrameBatch {
     let scene: Scene
     let animations = TweenAnimations()
-    /// The members by number, unretained: the scheduler keeps its performers for its life, and this batch is
-    /// its performers' (a performer holds it unowned; the registry's factory holds it).
-    private var members: ContiguousArray<Unmanaged<InProcessTweenPerformer>> = []
+    /// The members by number, with their targets, unretained: the scheduler keeps its performers for its
+    /// life, the scene its targets, and this batch is its performers' (a performer holds it unowned; the
+    /// registry's factory holds it).
+    private var members: ContiguousArray<(performer: Unmanaged<InProcessTweenPerformer>, target: Unmanaged<Target>)> = []
     private var lastFrameIndex = -1
 
     init(scene: Scene) { self.scene = scene }
 
-    /// A number for a new member, registered once it exists (``register(_:)``).
-    fileprivate func join() -> Int32 { Int32(members.count) }
+    /// A new member on `target`.
+    fileprivate func makeMember(target: Target) -> InProcessTweenPerformer {
+        let performer = InProcessTweenPerformer(batch: self, member: Int32(members.count))
+        // Grown by half, not doubled (as MotionCore grows its per-performer arrays).
+        if members.count == members.capacity { members.reserveCapacity(max(16, members.count + members.count / 2)) }
+        members.append((Unmanaged.passUnretained(performer), Unmanaged.passUnretained(target)))
+        return performer
+    }
 
-    fileprivate func register(_ performer: InProcessTweenPerformer) { members.append(Unmanaged.passUnretained(performer)) }
+    /// The target of member `member`.
+    fileprivate func target(of member: Int32) -> Target { members[Int(member)].target.takeUnretainedValue() }
 
     func update(_ members: UnsafeBufferPointer<OpaquePointer>, frame: Frame) {
         guard frame.index != lastFrameIndex else { return }
@@ -104,7 +115,7 @@ final class InProcessTweenBatch: FrameBatch {
                 }
                 return true
             } finished: { key in
-                performers[InProcessTweenPerformer.member(ofKey: key)]._withUnsafeGuaranteedRef { $0.tweenFinished() }
+                performers[InProcessTweenPerformer.member(ofKey: key)].performer._withUnsafeGuaranteedRef { $0.tweenFinished() }
             }
         }
     }
@@ -116,9 +127,7 @@ final class InProcessTweenBatch: FrameBatch {
         registry.register(planTypes: ["Tween"], className: "TweenPerformer") { context in
             let scene = context.target.scene
             if batch?.scene !== scene { batch = InProcessTweenBatch(scene: scene) }
-            let performer = InProcessTweenPerformer(target: context.target, batch: batch!)
-            batch!.register(performer)
-            return performer
+            return batch!.makeMember(target: context.target)
         }
         return registry
     }

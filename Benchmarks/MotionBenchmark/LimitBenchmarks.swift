@@ -38,10 +38,11 @@ enum LimitBenchmarks {
         Int(ctweenlimit_heap_bytes())
     }
 
-    /// This process's resident set size, bytes (`VmRSS` in /proc/self/status).
-    static func residentBytes() -> Int {
+    /// This process's resident set size, bytes (`VmRSS` in /proc/self/status; `field` `RssAnon` for its
+    /// anonymous memory alone, `RssFile` for the pages of files it maps, its code among them).
+    static func residentBytes(_ field: String = "VmRSS") -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
             let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
         else { return 0 }
         return kilobytes * 1024

@@ -230,6 +230,7 @@ struct PluginBenchmarks {
         // The library loaded (and the sandbox started) before counting: what is counted grows with the Tweens.
         _ = try committingTweens(to: tweenScene(count: 1), registry: registry)
         let (heap, resident) = (LimitBenchmarks.heapBytes(), LimitBenchmarks.residentBytes())
+        let (anonymous, file) = (LimitBenchmarks.residentBytes("RssAnon"), LimitBenchmarks.residentBytes("RssFile"))
         let scene = tweenScene(count: count)
         let afterScene = LimitBenchmarks.heapBytes()
         let scheduler = try committingTweens(to: scene, registry: registry)
@@ -238,6 +239,7 @@ struct PluginBenchmarks {
         scene.drainChanges { _, _, _ in }
         let afterFrame = LimitBenchmarks.heapBytes()
         let residentAfter = LimitBenchmarks.residentBytes()
+        let (anonymousAfter, fileAfter) = (LimitBenchmarks.residentBytes("RssAnon"), LimitBenchmarks.residentBytes("RssFile"))
         guard scheduler.frameUpdatedPerformerCount == count else {
             throw BenchmarkError("\(scheduler.frameUpdatedPerformerCount) of \(count) tweens run")
         }
@@ -245,7 +247,8 @@ struct PluginBenchmarks {
         return """
             heap bytes per running \(side) Tween, \(count.formatted()) Tweens: \(perTween(afterFrame - heap)) (scene \(perTween(afterScene - heap)), \
             scheduler and performers \(perTween(afterCommit - afterScene)), first frame \(perTween(afterFrame - afterCommit))); \
-            resident \(perTween(residentAfter - resident))
+            resident \(perTween(residentAfter - resident)) (anonymous \(perTween(anonymousAfter - anonymous)), \
+            files \(perTween(fileAfter - file)))
             """
     }
 

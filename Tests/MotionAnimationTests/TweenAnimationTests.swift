@@ -121,4 +121,32 @@ import Testing
         #expect(writes == [1, 2])
         #expect(tweens.keys == [2])
     }
+
+    /// Scalar tweens take one 56-byte record, vectors two: finishing, removing and growing move them whole, in
+    /// order, and a moved vector keeps every component.
+    @Test func scalarAndVectorTweensKeepTheirOrderAndComponentsAsOthersFinish() {
+        let tweens = TweenAnimations()
+        for key in Int64(0)..<40 {
+            // Every third a vector of 2, 3 or 4 components (0: 2, 3: 3, 6: 4, 9: 2, ...); every fifth finishes at 1.
+            let count = key % 3 == 0 ? Int(2 + key / 3 % 3) : 1
+            let to = (0..<count).map { Double(key) * 10 + Double($0) }
+            tweens.add(key: key, curve: .linear, from: Array(repeating: 0, count: count), to: to, duration: key % 5 == 0 ? 1 : 2, delay: 0)
+        }
+        #expect(tweens.count == 40 && tweens.keys == Array(0..<40))
+        #expect(tweens.componentCount(key: 3) == 3 && tweens.componentCount(key: 4) == 1 && tweens.componentCount(key: 6) == 4)
+        _ = frame(tweens, at: 0)
+        let end = frame(tweens, at: 1)
+        let stopped = Set((Int64(0)..<40).filter { $0 % 5 == 0 })
+        #expect(tweens.keys == (0..<40).filter { !stopped.contains($0) })
+        #expect(end[15] == [150, 151, 152, 153])  // a stopped vector's last write is its `to`
+        tweens.remove(key: 7)
+        tweens.add(key: 99, curve: .linear, from: nil, to: [1, 2, 3], duration: 1, delay: 0)
+        let later = frame(tweens, at: 1.5, current: { $0 == 99 ? [7, 8, 9] : nil })
+        // Moved by the compaction, halfway (to / 2 + 0 / 2) plus a quarter of the rest: 3/4 of `to`.
+        #expect(later[3] == [22.5, 23.25, 24])
+        #expect(later[9] == [67.5, 68.25])
+        #expect(later[8] == [60] && later[7] == nil)
+        #expect(later[99] == [7, 8, 9])  // its first frame: read from the property, then at its start
+        #expect(tweens.count == 32 && tweens.componentCount(key: 99) == 3 && tweens.componentCount(key: 7) == nil)
+    }
 }

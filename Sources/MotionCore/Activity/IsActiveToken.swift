@@ -4,13 +4,16 @@ import Synchronization
 public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable {
-        private enum Value: Hashable, Sendable { case alreadyTerminated, schedulerGone }
+        private enum Value: Hashable, Sendable { case alreadyTerminated, schedulerGone, wrongThread }
         private let value: Value
         private init(_ value: Value) { self.value = value }
         /// The token was terminated before (R33); the activity count did not change again.
         public static let alreadyTerminated = Code(.alreadyTerminated)
         /// The scheduler is gone (R34).
         public static let schedulerGone = Code(.schedulerGone)
+        /// A token taken by id was ended off the scheduler's thread (``IsActiveTokenGenerator/terminate(tokenID:)``);
+        /// nothing changed.
+        public static let wrongThread = Code(.wrongThread)
     }
 
     /// What kind of failure this is.
@@ -21,6 +24,8 @@ public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch code {
         case .alreadyTerminated: "is-active token \(tokenID ?? 0) was already terminated; a token terminates once"
+        case .wrongThread:
+            "is-active token \(tokenID ?? 0) was taken by id and ended off the scheduler's thread. To fix, end it on that thread, or take a token object (generate()), which any thread may end"
         default: "the scheduler is gone; no is-active token is generated after it"
         }
     }
@@ -91,6 +96,9 @@ public struct IsActiveTokenGenerator: Sendable {
     }
 
     /// A new outstanding token, or `nil` when the scheduler is gone (R34).
+    ///
+    /// A 48-byte object per token (with a performer's first, the scheduler keeps no other); a performer that
+    /// takes and ends its tokens on the scheduler's thread may take them by id instead (``generateID()``).
     public func generate() -> IsActiveToken? {
         guard let id = inbox.makeTokenID() else { return nil }
         let token = IsActiveToken(id: id, inbox: inbox, owner: owner)
@@ -101,5 +109,32 @@ public struct IsActiveTokenGenerator: Sendable {
             return nil
         }
         return token
+    }
+
+    /// A new outstanding token that is only its id, with no object: the same token as ``generate()`` gives
+    /// (it keeps the scheduler active, is traced and is ended when the performer goes, R29–R32, R37), for a
+    /// performer that takes and ends its tokens on the scheduler's thread, such as a frame-updated one
+    /// (issue 12: a 48-byte object per running Tween was a tenth of its memory). End it with
+    /// ``terminate(tokenID:)`` of a generator of the same performer.
+    /// - Returns: The token's id (never 0, unique within the scheduler, as ``IsActiveToken/id``), or `nil`
+    ///   when the scheduler is gone (R34), the performer was replaced (R43), or the call is off the
+    ///   scheduler's thread (which takes no token).
+    public func generateID() -> UInt64? {
+        guard let scheduler = inbox.schedulerOnItsThread else { return nil }
+        return scheduler.generateTokenID(owner: owner)
+    }
+
+    /// Ends one of this performer's outstanding tokens by id: one from ``generateID()``, or a token object's
+    /// ``IsActiveToken/id`` (the object is then terminated too). On the scheduler's thread only; the activity
+    /// change is delivered at once (R29, R35).
+    /// - Parameter tokenID: The token's id.
+    /// - Throws: ``TokenError`` with code `.alreadyTerminated` when the performer holds no token of that id
+    ///   (it was ended already, R33, by the performer or by the scheduler when the performer was replaced,
+    ///   R43; or it is not this performer's), `.schedulerGone` when the scheduler is gone (which ended its
+    ///   tokens, R37), `.wrongThread` off the scheduler's thread. Each changes nothing.
+    public func terminate(tokenID: UInt64) throws(TokenError) {
+        guard inbox.isOnSchedulerThread else { throw TokenError(code: .wrongThread, tokenID: tokenID) }
+        guard let scheduler = inbox.schedulerOnItsThread else { throw TokenError(code: .schedulerGone, tokenID: tokenID) }
+        guard scheduler.terminateToken(id: tokenID, owner: owner) else { throw TokenError(code: .alreadyTerminated, tokenID: tokenID) }
     }
 }

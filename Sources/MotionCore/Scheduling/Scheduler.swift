@@ -44,8 +44,10 @@ public final class Scheduler {
     private var movedRecords: [UInt32: Int32] = [:]
     /// The performer holding each (target, name), by record index (R13–R19).
     private var namedPlans: [NamedPlanKey: Int32] = [:]
-    /// Outstanding tokens past their performer's first (which its record holds), by id.
+    /// Outstanding tokens past their performer's first (which its record holds), by id: token objects, and
+    /// the owners of tokens taken by id (``IsActiveTokenGenerator/generateID()``).
     private var extraTokens: [UInt64: IsActiveToken] = [:]
+    private var extraTokenIDs: [UInt64: PerformerKey] = [:]
     /// Each performer's plans, by record index, kept only when ``recordsPlansForRecreation`` is set (R43).
     private var planLogs: [Int32: PlanLog] = [:]
     /// The boxes of frame-updated performers that are not batched, by record index (``FrameSlot/handle``).
@@ -75,7 +77,7 @@ public final class Scheduler {
     private var isAdvancingFrame = false
     /// The performer being made (its factory runs), which has no record yet.
     private var creating: (key: PerformerKey, description: PerformerDescription)?
-    private var tokensDuringCreation: [IsActiveToken] = []
+    private var tokensDuringCreation: [HeldToken] = []
     /// Set while ``recreatePerformers(of:)`` runs: activity changes wait for its end, and emissions are not
     /// performed (R43).
     private var isRecreating = false
@@ -106,7 +108,7 @@ public final class Scheduler {
         }
         // R37: outstanding tokens are terminated and reported when the scheduler goes away.
         for token in outstandingTokens(where: { _ in true }) {
-            token.invalidate()
+            token.object?.invalidate()
             let description = record(of: token.owner).map { records[$0].description } ?? PerformerDescription(target: "?", className: "?")
             trace(.tokenTerminated(id: token.id, performer: description))
         }
@@ -448,13 +450,14 @@ public final class Scheduler {
                 index = records[Int(index)].nextOnTarget
             }
         } else {
+            if targetIndex >= firstPerformerOfTarget.capacity { firstPerformerOfTarget.reserveCapacity([Int32].grownCapacity(targetIndex + 1)) }
             firstPerformerOfTarget.append(contentsOf: repeatElement(-1, count: targetIndex + 1 - firstPerformerOfTarget.count))
         }
         return try makePerformer(performerClass, target: target, index: records.count) { record, index in
             // The target's newest performer goes first in its chain (a target has a few at most).
             record.nextOnTarget = firstPerformerOfTarget[targetIndex]
             firstPerformerOfTarget[targetIndex] = Int32(index)
-            records.append(record)
+            records.appendGrowingByHalf(record)
         }
     }
 
@@ -497,7 +500,7 @@ public final class Scheduler {
             performer = try performerClass.make(
                 PerformerContext(target: target, performerClass: performerClass, emitter: emitter, tokenGenerator: tokenGenerator))
         } catch {
-            for token in tokensDuringCreation { token.invalidate() }
+            for token in tokensDuringCreation { token.object?.invalidate() }
             throw CommitError(
                 code: .performerUnavailable,
                 message: "performer class \(performerClass.name) (\(performerClass.origin)) could not be created: \(error)",
@@ -538,7 +541,11 @@ public final class Scheduler {
         trace(.performerCreated(record.description))
         // Tokens the performer took while it was being created count from now on.
         for token in tokensDuringCreation {
-            if token.isTerminated { terminatedBeforeSeen.remove(token.id) } else { tokenGenerated(token, owner: key) }
+            if let object = token.object {
+                if object.isTerminated { terminatedBeforeSeen.remove(object.id) } else { tokenGenerated(object, owner: key) }
+            } else if let index = self.record(of: key) {
+                took(token, index: index)
+            }
         }
         return index
     }
@@ -634,11 +641,18 @@ public final class Scheduler {
         var made: [(Int, Target, [PlanLog.Entry])] = []
         // The chosen performers' tokens past their first, by record, found in one pass: a scan of every token for
         // each replaced performer made replacing 1,000 running Tweens a million token visits (a third of a reload).
-        var extraTokensOfRecord: [Int: [IsActiveToken]] = [:]
-        if !extraTokens.isEmpty {
+        var extraTokensOfRecord: [Int: [HeldToken]] = [:]
+        if !extraTokens.isEmpty || !extraTokenIDs.isEmpty {
             let chosenSet = Set(chosen)
             for token in extraTokens.values {
-                if let index = record(of: token.owner), chosenSet.contains(index) { extraTokensOfRecord[index, default: []].append(token) }
+                if let index = record(of: token.owner), chosenSet.contains(index) {
+                    extraTokensOfRecord[index, default: []].append(HeldToken(id: token.id, object: token, owner: token.owner))
+                }
+            }
+            for (id, owner) in extraTokenIDs {
+                if let index = record(of: owner), chosenSet.contains(index) {
+                    extraTokensOfRecord[index, default: []].append(HeldToken(id: id, object: nil, owner: owner))
+                }
             }
         }
         for index in chosen {
@@ -648,7 +662,10 @@ public final class Scheduler {
                 try makePerformer(old.performerClass, target: target, index: index) { new, _ in
                     // R37 for the replaced performer: its outstanding tokens end, in the order they were generated, traced.
                     var tokens = extraTokensOfRecord[index] ?? []
-                    if let first = records[index].token { tokens.append(first) }
+                    if records[index].tokenID != 0 {
+                        let owner = PerformerKey(index: Int32(index), incarnation: records[index].incarnation)
+                        tokens.append(HeldToken(id: records[index].tokenID, object: records[index].token, owner: owner))
+                    }
                     if tokens.count > 1 { tokens.sort { $0.id < $1.id } }
                     for token in tokens { endToken(token) }
                     trace(.performerDestroyed(old.description))
@@ -716,33 +733,48 @@ public final class Scheduler {
     }
 
     /// The outstanding tokens whose owner satisfies `isOwner`, in the order they were generated (by id).
-    private func outstandingTokens(where isOwner: (PerformerKey) -> Bool) -> [IsActiveToken] {
-        var found = records.compactMap { $0.token }.filter { isOwner($0.owner) }
-        found += extraTokens.values.filter { isOwner($0.owner) }
+    private func outstandingTokens(where isOwner: (PerformerKey) -> Bool) -> [HeldToken] {
+        var found: [HeldToken] = []
+        for index in records.indices where records[index].tokenID != 0 {
+            // The record's own key (a moved record's differs from its creation's, but finds the same record).
+            let owner = PerformerKey(index: Int32(index), incarnation: records[index].incarnation)
+            if isOwner(owner) { found.append(HeldToken(id: records[index].tokenID, object: records[index].token, owner: owner)) }
+        }
+        found += extraTokens.values.filter { isOwner($0.owner) }.map { HeldToken(id: $0.id, object: $0, owner: $0.owner) }
+        found += extraTokenIDs.filter { isOwner($0.value) }.map { HeldToken(id: $0.key, object: nil, owner: $0.value) }
         return found.sorted { $0.id < $1.id }
     }
 
     /// Ends an outstanding token on the scheduler's behalf (its performer is going): invalidated, so that
     /// the performer's own terminate later does nothing, and traced.
-    private func endToken(_ token: IsActiveToken) {
-        guard let index = record(of: token.owner), forget(token.id, of: index) else { return }
-        token.invalidate()
+    private func endToken(_ token: HeldToken) {
+        guard let index = record(of: token.owner), forget(token.id, of: index) != nil else { return }
+        token.object?.invalidate()
         trace(.tokenTerminated(id: token.id, performer: records[index].description))
         activeTokenCount -= 1
         if activeTokenCount == 0 { activityChanged(false) }
     }
 
-    /// Removes an outstanding token from its performer's record (or ``extraTokens``) and lowers the
-    /// performer's count.
-    /// - Returns: `false` when the performer did not hold it.
-    private func forget(_ id: UInt64, of index: Int) -> Bool {
-        if records[index].token?.id == id {
-            records[index].token = nil
-        } else if extraTokens.removeValue(forKey: id) == nil {
-            return false
+    /// Removes an outstanding token from its performer's record (or ``extraTokens``, ``extraTokenIDs``) and
+    /// lowers the performer's count.
+    /// - Returns: The token, or `nil` when the performer did not hold it (another performer's stays).
+    private func forget(_ id: UInt64, of index: Int) -> HeldToken? {
+        let owner = PerformerKey(index: Int32(index), incarnation: records[index].incarnation)
+        let held: HeldToken
+        if records[index].tokenID == id {
+            held = HeldToken(id: id, object: records[index].token, owner: owner)
+            (records[index].tokenID, records[index].token) = (0, nil)
+        } else if let object = extraTokens[id], record(of: object.owner) == index {
+            extraTokens[id] = nil
+            held = HeldToken(id: id, object: object, owner: owner)
+        } else if let holder = extraTokenIDs[id], record(of: holder) == index {
+            extraTokenIDs[id] = nil
+            held = HeldToken(id: id, object: nil, owner: owner)
+        } else {
+            return nil
         }
         records[index].tokenCount -= 1
-        return true
+        return held
     }
 
     // MARK: Tokens
@@ -751,7 +783,7 @@ public final class Scheduler {
         if terminatedBeforeSeen.remove(token.id) != nil { return }
         let index = record(of: owner)
         if let creating, creating.key == owner, index == nil {
-            tokensDuringCreation.append(token)
+            tokensDuringCreation.append(HeldToken(id: token.id, object: token, owner: owner))
             return
         }
         // A performer that was replaced (R43) takes no more tokens.
@@ -759,27 +791,69 @@ public final class Scheduler {
             token.invalidate()
             return
         }
-        if records[index].token == nil {
-            records[index].token = token
+        took(HeldToken(id: token.id, object: token, owner: owner), index: index)
+    }
+
+    /// A token taken by id on the scheduler's thread (``IsActiveTokenGenerator/generateID()``).
+    /// - Returns: Its id, or `nil` when the scheduler is closing or the performer was replaced (R43).
+    func generateTokenID(owner: PerformerKey) -> UInt64? {
+        let index = record(of: owner)
+        let isBeingMade = creating?.key == owner && index == nil
+        guard index != nil || isBeingMade, let id = inbox.makeTokenID() else { return nil }
+        let token = HeldToken(id: id, object: nil, owner: owner)
+        if let index { took(token, index: index) } else { tokensDuringCreation.append(token) }
+        return id
+    }
+
+    /// Ends a token by id on the scheduler's thread (``IsActiveTokenGenerator/terminate(tokenID:)``): one the
+    /// performer holds, taken by id or as an object (which is then terminated too).
+    /// - Returns: `false` when the performer holds no token of that id (it ended, or never was its).
+    func terminateToken(id: UInt64, owner: PerformerKey) -> Bool {
+        guard let index = record(of: owner) else {
+            // Taken while the performer is being made, before its record is in place.
+            guard creating?.key == owner, let found = tokensDuringCreation.firstIndex(where: { $0.id == id }) else { return false }
+            guard tokensDuringCreation[found].object?.isTerminated != true else { return false }
+            tokensDuringCreation.remove(at: found).object?.invalidate()
+            return true
+        }
+        guard let held = forget(id, of: index) else { return false }
+        held.object?.invalidate()
+        ended(id, index: index)
+        return true
+    }
+
+    /// Counts a new outstanding token of record `index`: kept there (the first) or in a side table, traced,
+    /// its performer put in the frame list, the activity raised (R29–R32).
+    private func took(_ token: HeldToken, index: Int) {
+        if records[index].tokenID == 0 {
+            (records[index].tokenID, records[index].token) = (token.id, token.object)
+        } else if let object = token.object {
+            extraTokens[token.id] = object
         } else {
-            extraTokens[token.id] = token
+            extraTokenIDs[token.id] = token.owner
         }
         records[index].tokenCount += 1
         trace(.tokenGenerated(id: token.id, performer: records[index].description))
         if records[index].tokenCount == 1, !records[index].isInUpdateList, let handle = records[index].frameHandle {
             records[index].isInUpdateList = true
-            frameUpdaters.append(FrameSlot(performer: Int32(index), batch: Int32(records[index].frameBatch), handle: handle))
+            frameUpdaters.appendGrowingByHalf(FrameSlot(performer: Int32(index), batch: Int32(records[index].frameBatch), handle: handle))
         }
         activeTokenCount += 1
         if activeTokenCount == 1 { activityChanged(true) }
     }
 
     func tokenTerminated(_ id: UInt64, owner: PerformerKey) {
-        guard let index = record(of: owner), forget(id, of: index) else {
+        guard let index = record(of: owner), forget(id, of: index) != nil else {
             // Generated on another thread and not yet seen here: skip it when it arrives.
             terminatedBeforeSeen.insert(id)
             return
         }
+        ended(id, index: index)
+    }
+
+    /// What follows the end of record `index`'s token `id`, forgotten already: the frame list's compaction
+    /// (its last token), the trace, the activity (R29, R35).
+    private func ended(_ id: UInt64, index: Int) {
         if records[index].tokenCount == 0 {
             tokenCountsEnded &+= 1
             if records[index].isInUpdateList { frameUpdatersNeedCompaction = true }
@@ -901,6 +975,13 @@ public final class Scheduler {
     }
 }
 
+/// An outstanding is-active token: its id, its object unless it was taken by id, and its performer.
+private struct HeldToken {
+    let id: UInt64
+    let object: IsActiveToken?
+    let owner: PerformerKey
+}
+
 private struct NamedPlanKey: Hashable {
     let target: TargetID
     let name: String
@@ -925,7 +1006,7 @@ private final class FrameUpdaterBox {
     init(_ updater: any FrameUpdating) { self.updater = updater }
 }
 
-/// One performer, a value in the scheduler's dense ``Scheduler/records`` (64 bytes): what is kept for
+/// One performer, a value in the scheduler's dense ``Scheduler/records`` (72 bytes): what is kept for
 /// every performer, with no dictionary entry or object of its own. Plan logs (R43), names (R13) and
 /// tokens past the first live in side tables only when used.
 private struct PerformerRecord {
@@ -944,7 +1025,11 @@ private struct PerformerRecord {
     let performsNamedPlans: Bool
     /// The performer's ``FrameSlot/batch`` (-1: updated alone) when it is frame-updated.
     var frameBatch: Int16 = -1
-    /// The performer's first outstanding token (most hold one at most); others are in ``Scheduler/extraTokens``.
+    /// The id of the performer's first outstanding token (most hold one at most), or 0; others are in
+    /// ``Scheduler/extraTokens`` and ``Scheduler/extraTokenIDs``.
+    var tokenID: UInt64 = 0
+    /// That token's object, `nil` for one taken by id (``IsActiveTokenGenerator/generateID()``): 8 bytes
+    /// here instead of a 48-byte object per performer.
     var token: IsActiveToken?
     /// The performer's ``FrameSlot/handle`` when it is frame-updated, else `nil`.
     var frameHandle: OpaquePointer?

@@ -192,9 +192,10 @@ final class PropertyStore {
             property: property)
         slotCount += 1
         if target >= firstSlotOfTarget.count {
+            if target >= firstSlotOfTarget.capacity { firstSlotOfTarget.reserveCapacity([Int32].grownCapacity(target + 1)) }
             firstSlotOfTarget.append(contentsOf: repeatElement(-1, count: target + 1 - firstSlotOfTarget.count))
         }
-        nextSlotOfTarget.append(firstSlotOfTarget[target])
+        nextSlotOfTarget.appendGrowingByHalf(firstSlotOfTarget[target])
         firstSlotOfTarget[target] = slot
         return slot
     }
@@ -466,7 +467,7 @@ final class PropertyStore {
     // MARK: Growth (never on a write of a slot's own count or less)
 
     private func growSlots() {
-        let capacity = Swift.max(16, slotCapacity * 2)
+        let capacity = Swift.max(16, slotCapacity + slotCapacity / 2)  // by half: see Storage/Growth.swift
         records = Self.reallocate(records, count: slotCount, capacity: capacity)
         changes = Self.reallocate(changes, count: changeCount, capacity: capacity)
         spareChanges = Self.reallocate(spareChanges, count: drainingCount, capacity: capacity)
@@ -475,7 +476,7 @@ final class PropertyStore {
 
     private func reserveComponents(_ count: Int) -> UInt32 {
         if componentCount + count > componentCapacity {
-            let capacity = Swift.max(16, componentCapacity * 2, componentCount + count)
+            let capacity = Swift.max(16, componentCapacity + componentCapacity / 2, componentCount + count)
             components = Self.reallocate(components, count: componentCount, capacity: capacity)
             componentCapacity = capacity
         }

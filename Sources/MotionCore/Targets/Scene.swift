@@ -68,7 +68,7 @@ public final class Scene {
             target = existing
         } else {
             target = Target(id: id, index: targets.count, scene: self, store: store)
-            targets.append(target)
+            targets.appendGrowingByHalf(target)
             targetsByID.insert(id, index: target.index, among: targets)
         }
         for (name, value) in properties.sorted(by: { $0.key < $1.key }) {
