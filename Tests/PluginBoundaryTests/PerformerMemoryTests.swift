@@ -78,8 +78,10 @@ private final class RecordingRegistry: PerformerRegistry {
 
     func performerClass(forPlanType type: String) throws -> PerformerClass? {
         guard let real = try inner.performerClass(forPlanType: type) else { return nil }
-        return PerformerClass(name: real.name, origin: real.origin, preparePlan: real.preparePlan, checkPlanOnTarget: real.checkPlanOnTarget) {
-            [unowned self] context in
+        return PerformerClass(
+            name: real.name, origin: real.origin, preparePlan: real.preparePlan, checkPlanOnTarget: real.checkPlanOnTarget,
+            preparePlanOnTarget: real.preparePlanOnTarget
+        ) { [unowned self] context in
             let performer = try real.make(context)
             made.append(performer)
             return performer
