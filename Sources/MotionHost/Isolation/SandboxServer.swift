@@ -268,6 +268,25 @@ private final class Server: @unchecked Sendable {
                 }
             }
             replyStatus(status, error)
+        case .addPlanByHandle:
+            let slot = input.u32()
+            let performer = performer(slot)
+            guard let plan = input.plan(), let add = plugin(ofSlot: slot).planHandles?.pointee.add_plan else {
+                quit("a malformed add_plan request by handle")
+            }
+            readPrefetch(&input, slot: slot!)
+            var error = Self.makeError()
+            let status = PlansInFlight.withHandle(plan) { add(performer, $0, &error) }
+            replyStatus(status, error)
+        case .addNamedPlanByHandle:
+            let slot = input.u32()
+            let performer = performer(slot)
+            guard let name = input.string(), let plan = input.plan(), let add = plugin(ofSlot: slot).planHandles?.pointee.add_named_plan
+            else { quit("a malformed add_named_plan request by handle") }
+            readPrefetch(&input, slot: slot!)
+            var error = Self.makeError()
+            let status = name.withCString { namePointer in PlansInFlight.withHandle(plan) { add(performer, namePointer, $0, &error) } }
+            replyStatus(status, error)
         case .removeNamedPlan:
             let slot = input.u32()
             let performer = performer(slot)
@@ -404,6 +423,7 @@ private final class Server: @unchecked Sendable {
             out.string(loader.sha256(of: library, manifest: manifest) ?? "")
             out.u64(library.key.device)
             out.u64(library.key.inode)
+            out.bool(plugin.planHandles != nil)
         } catch {
             out = WireWriter()
             out.bool(false)
@@ -638,6 +658,9 @@ private let sandboxGetExtension: @convention(c) (UnsafePointer<CChar>?) -> Unsaf
     guard let id else { return nil }
     if strcmp(id, MOTION_HOST_EXTENSION_LOG) == 0 { return UnsafeRawPointer(SandboxHostInterface.logExtension) }
     if strcmp(id, MOTION_HOST_EXTENSION_PROPERTY_SLOTS) == 0 { return UnsafeRawPointer(SandboxHostInterface.slotsExtension) }
+    // The host's own plans extension: it reads the plans this sandbox hands over by handle (``PlansInFlight``, on
+    // this serving thread), so a plugin reads them, and is refused, exactly as in process.
+    if strcmp(id, MOTION_HOST_EXTENSION_PLANS) == 0 { return UnsafeRawPointer(HostInterface.plansExtension) }
     return nil
 }
 
