@@ -1,3 +1,4 @@
+import CMotionABI
 import Foundation
 import MotionCore
 import Testing
@@ -7,7 +8,7 @@ import Testing
 /// Plans by handle across the sandbox: the wire's binary form of a plan (``WireWriter/plan(_:)``, no JSON), and a
 /// plugin that takes plans by handle being handed them so in its sandbox, with what it reads and its errors as in
 /// process.
-@Suite struct SandboxPlanWireTests {
+@Suite(.serialized) struct SandboxPlanWireTests {
     /// A plan with a field of every JSON kind, numbers JSON text rounds (negative zero, a subnormal, a large
     /// integer), strings with escapes and non-ASCII, and empty and nested containers.
     let plan = Plan(
@@ -90,6 +91,79 @@ import Testing
         var reader = WireReader(bytes)
         let read = reader.plan()
         #expect(read == nil, "\(what)")
+    }
+
+    // MARK: The sandbox's motion.plans/1, beside the host's
+
+    /// `names` as a layout of the host's.
+    func layout(_ names: [String]) -> motion_plan_layout {
+        let copies = names.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        return copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { HostInterface.plansExtension.pointee.layout($0.baseAddress, $0.count) }
+    }
+
+    /// A field as comparable text: kind, count, values' bits and the string's bytes.
+    func describe(_ field: motion_plan_field) -> String {
+        let values = withUnsafeBytes(of: field.values) { Array($0.bindMemory(to: UInt64.self)) }
+        let text = field.text.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: field.length), as: UTF8.self) }
+        return "\(field.kind) \(field.count) \(values) \(text.map { "\"\($0)\"" } ?? "nil") \(field.length)"
+    }
+
+    /// What `extensionTable` answers for `plan`: its read of `names` (and of the first name alone), then its JSON.
+    func answers(of table: motion_plans_v1, _ plan: Plan, names: [String], isSandbox: Bool) throws -> [String] {
+        let layout = layout(names)
+        var fields = [motion_plan_field](repeating: motion_plan_field(), count: names.count)
+        var json = [CChar](repeating: 0, count: 2048)
+        var length = 0
+        var small = [CChar](repeating: 0, count: 4)
+        var smallLength = 0
+        let run: (OpaquePointer) -> [String] = { handle in
+            let status = table.read(handle, layout, &fields, names.count)
+            let invalid = table.read(handle, layout, &fields, names.count + 1)
+            let jsonStatus = table.json(handle, &json, json.count, &length)
+            let tooSmall = table.json(handle, &small, small.count, &smallLength)
+            return ["\(status) \(invalid) \(jsonStatus) \(tooSmall) \(length) \(smallLength)"] + fields.map(describe)
+                + [String(cString: json)]
+        }
+        if isSandbox {
+            var out = WireWriter()
+            let isWritten = out.plan(plan)
+            try #require(isWritten)
+            return try #require(out.bytes.withUnsafeBytes { SandboxPlans.withHandle($0, run) })
+        }
+        return PlansInFlight.withHandle(plan, run)
+    }
+
+    @Test func theSandboxReadsAPlanByHandleExactlyAsTheHostDoes() throws {
+        let names = ["to", "type", "missing", "duration", "on", "off", "nothing", "large", "quote", "empty", "none", "bare", "nested", "property"]
+        let host = try answers(of: HostInterface.plansExtension.pointee, plan, names: names, isSandbox: false)
+        let sandbox = try answers(of: SandboxPlans.table.pointee, plan, names: names, isSandbox: true)
+        #expect(sandbox == host)
+        #expect(
+            host.first
+                == "\(MOTION_OK) \(MOTION_ERR_INVALID_ARGUMENT) \(MOTION_OK) \(MOTION_ERR_BUFFER_TOO_SMALL) \(host.last!.utf8.count) \(host.last!.utf8.count)"
+        )
+        // A vector of more than four numbers, or with a string in it, is for json (OTHER), as the host says.
+        let wide = Plan(type: "T", fields: ["a": [1, 2, 3, 4, 5], "b": [1, "x"], "c": [1, 2, 3, 4]])
+        #expect(
+            try answers(of: SandboxPlans.table.pointee, wide, names: ["c", "b", "a", "a"], isSandbox: true)
+                == answers(of: HostInterface.plansExtension.pointee, wide, names: ["c", "b", "a", "a"], isSandbox: false))
+    }
+
+    @Test func theSandboxRefusesAHandleNotInFlight() throws {
+        var out = WireWriter()
+        _ = out.plan(plan)
+        let layout = layout(["to"])
+        var field = motion_plan_field()
+        let table = SandboxPlans.table.pointee
+        let kept = out.bytes.withUnsafeBytes { SandboxPlans.withHandle($0) { $0 } }
+        let handle = try #require(kept)
+        #expect(table.read(handle, layout, &field, 1) == MOTION_ERR_INVALID_ARGUMENT)
+        var length = 7
+        #expect(table.json(handle, nil, 0, &length) == MOTION_ERR_INVALID_ARGUMENT && length == 0)
+        // And, while one is in flight, a layout the host did not make.
+        let status = out.bytes.withUnsafeBytes { SandboxPlans.withHandle($0) { table.read($0, 1 << 20, &field, 1) } }
+        #expect(status == MOTION_ERR_INVALID_ARGUMENT)
     }
 
     // MARK: Through a sandbox

@@ -139,6 +139,28 @@ struct WireReader {
     }
     mutating func string() -> String? { data().map { String(decoding: $0, as: UTF8.self) } }
 
+    /// The place of a plan that ``WireWriter/plan(_:)`` wrote, checked to be one whole (so that ``SandboxPlans`` can
+    /// read it in place), and the reader moved past it; `nil` when the bytes are not one.
+    mutating func planBytes() -> Range<Int>? {
+        let start = offset
+        let end: Int? = bytes.withUnsafeBytes { raw in
+            var cursor = PlanCursor(UnsafeRawBufferPointer(rebasing: raw[start...]))
+            guard cursor.bytes() != nil, let count = cursor.u32() else { return nil }
+            for _ in 0..<count {
+                guard cursor.bytes() != nil, cursor.skipValue() else { return nil }
+            }
+            return start + cursor.offset
+        }
+        guard let end else { return nil }
+        offset = end
+        return start..<end
+    }
+
+    /// Runs `body` with the payload's bytes in `range` (valid during the call).
+    func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
+
     /// A plan that ``WireWriter/plan(_:)`` wrote, or `nil` when the bytes are not one.
     mutating func plan() -> Plan? {
         guard let type = string(), let count = u32(), Int(count) <= bytes.count - offset else { return nil }
