@@ -54,6 +54,21 @@ void cmotionhost_close_descriptors_from(unsigned int first);
 /// costs no system call, and one that comes later one wake-up. Zero-filled memory is an empty ring.
 typedef struct cmotionhost_ring cmotionhost_ring;
 
+/// How a ring's reads went, counted by its consumer (and `wakes` by its producer) since the ring was made: for a
+/// benchmark to say where a round trip's time goes. Read while the ring is in use, the counts may be a little behind.
+typedef struct cmotionhost_ring_statistics {
+    uint64_t reads;    ///< Reads that returned bytes.
+    uint64_t ready;    ///< Of them, those that found bytes at the first look (no wait).
+    uint64_t spun;     ///< Waits that ended while spinning.
+    uint64_t slept;    ///< Waits that went on to sleep on the futex (after spinning, if at all).
+    uint64_t spin_ns;  ///< Nanoseconds spent spinning, in all waits.
+    uint64_t sleep_ns; ///< Nanoseconds spent asleep (from going to sleep to waking), in all waits.
+    uint64_t wakes;    ///< Futex wakes the producer made for a sleeping consumer (a system call each).
+} cmotionhost_ring_statistics;
+
+/// The counts of `ring` (cmotionhost_ring_statistics).
+void cmotionhost_ring_get_statistics(const cmotionhost_ring *ring, cmotionhost_ring_statistics *out);
+
 /// The bytes before a ring's data: a ring of capacity C takes `cmotionhost_ring_header_size() + C` bytes.
 size_t cmotionhost_ring_header_size(void);
 
