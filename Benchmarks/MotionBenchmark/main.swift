@@ -109,7 +109,7 @@ let usage = """
                                                  the limit, in-process and plugin ticks at one scale, with memory
            motion-benchmark --profile-plans [isolated] [PLANS]
                                                  Tween plans committed to TweenKit (in its sandbox), PLANS (100000)
-                                                 per run, for a profiler
+                                                 per run, for a profiler; isolated, each side's waits on stderr
            motion-benchmark --profile-typed-plans
                                                  typed Swift plans committed, one per transaction, for a profiler
            motion-benchmark --profile-frame-updated

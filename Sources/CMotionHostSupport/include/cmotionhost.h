@@ -82,8 +82,9 @@ void cmotionhost_ring_interrupt(cmotionhost_ring *ring);
 size_t cmotionhost_ring_write(cmotionhost_ring *ring, size_t capacity, const void *bytes, size_t count, uint64_t spin_ns,
                               int64_t timeout_ns);
 
-/// Reads up to `max` bytes that are there, waiting for some: spinning at most `spin_ns` (as long as this thread's
-/// recent waits would have needed: none on a busy machine, where a peer waits for a core), then sleeping at most
+/// Reads up to `max` bytes that are there, waiting for some: spinning (pause) at most `spin_ns` (as long as this
+/// thread's recent waits would have needed: none on a busy machine, where a peer waits for a core; and not at all
+/// when the producer last wrote from this thread's CPU, where it is then most likely queued), then sleeping at most
 /// `wait_ns`.
 /// @return the number of bytes read; 0 when none came in that time.
 size_t cmotionhost_ring_read(cmotionhost_ring *ring, size_t capacity, void *buffer, size_t max, uint64_t spin_ns,

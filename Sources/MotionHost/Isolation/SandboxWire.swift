@@ -397,7 +397,7 @@ struct SandboxSharedMemory: @unchecked Sendable {
     static let ringSize = cmotionhost_ring_header_size() + ringCapacity
     static let headerSize = 2 * ringSize
     static let size = headerSize + memberCapacity * 4 + writeBytes
-    /// How long a side spins (pause, then yield) for the other's message at most before it sleeps on the futex (a
+    /// How long a side spins (pause) for the other's message at most before it sleeps on the futex (a
     /// read spins as long as its thread's recent waits needed, within this: `cmotionhost_ring_read`).
     static let spinNanoseconds: UInt64 = 10_000
 
