@@ -2,6 +2,7 @@ import CMotionABI
 import FoundationEssentials
 import Glibc
 import MotionCore
+import Synchronization
 
 /// The sandbox's `motion.plans/1` (motion/plans.h): the plans it hands a plugin by handle are read straight from
 /// the binary form the host sent (``WireWriter/plan(_:)``, in the request's payload), with no dictionary built and
@@ -22,9 +23,10 @@ enum SandboxPlans {
     // Touched only on the serving thread (``isServingThread``: the thread of the outermost ``withHandle(_:_:)``).
     nonisolated(unsafe) private static var inFlight: [InFlight] = []
     nonisolated(unsafe) private static var lastHandle: UInt = 0
-    nonisolated(unsafe) private static var servingThread: pthread_t?
+    /// That thread (`pthread_self()`), 0 before the first plan: atomic, since a plugin's own thread may ask.
+    private static let servingThread = Atomic<UInt>(0)
 
-    private static var isServingThread: Bool { servingThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    private static var isServingThread: Bool { servingThread.load(ordering: .relaxed) == UInt(pthread_self()) }
 
     /// The extension the sandbox offers: the host's layouts, this reader.
     nonisolated(unsafe) static let table: UnsafeMutablePointer<motion_plans_v1> = {
@@ -43,7 +45,7 @@ enum SandboxPlans {
         var cursor = PlanCursor(plan)
         guard let type = cursor.bytes() else { return nil }
         let fields = UnsafeRawBufferPointer(rebasing: plan[cursor.offset...])
-        if inFlight.isEmpty { servingThread = pthread_self() }
+        if inFlight.isEmpty { servingThread.store(UInt(pthread_self()), ordering: .relaxed) }
         lastHandle &+= 1
         inFlight.append(InFlight(handle: lastHandle, type: type, fields: fields))
         let stack = PlansInFlight.stack
