@@ -40,9 +40,11 @@ struct WireWriter {
     /// A writer with room for `capacity` bytes, so that building a plan's request allocates once.
     init(capacity: Int) { bytes.reserveCapacity(capacity) }
 
-    mutating func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+    // Appended as typed `UInt8` buffers: `Array.append(contentsOf:)` copies those with one memcpy, where a raw buffer
+    // went byte by byte (about 3,000 instructions per Tween plan's request, callgrind).
+    mutating func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { append($0) } }
     mutating func i32(_ value: Int32) { u32(UInt32(bitPattern: value)) }
-    mutating func u64(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func u64(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { append($0) } }
     mutating func f64(_ value: Double) { u64(value.bitPattern) }
     mutating func bool(_ value: Bool) { bytes.append(value ? 1 : 0) }
     mutating func string(_ value: String) {
@@ -51,7 +53,13 @@ struct WireWriter {
     }
     mutating func data(_ value: UnsafeRawBufferPointer) {
         u32(UInt32(value.count))
-        bytes.append(contentsOf: value)
+        append(value)
+    }
+
+    @inline(__always)
+    private mutating func append(_ raw: UnsafeRawBufferPointer) {
+        guard let start = raw.baseAddress, raw.count > 0 else { return }
+        bytes.append(contentsOf: UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: raw.count))
     }
 
     /// The deepest nesting of arrays and objects ``plan(_:)`` writes (and ``WireReader/plan()`` reads): the JSON
@@ -270,7 +278,7 @@ final class SandboxChannel: @unchecked Sendable {
     {
         output.removeAll(keepingCapacity: true)
         let header = (kind.rawValue.littleEndian, UInt32(payload.bytes.count).littleEndian, UInt32(pendingWriteBytes).littleEndian, UInt32(0))
-        withUnsafeBytes(of: header) { output.append(contentsOf: $0) }
+        withUnsafeBytes(of: header) { output.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
         output.append(contentsOf: payload.bytes)
         if let rings {
             let started = DispatchTime.now().uptimeNanoseconds
@@ -341,7 +349,7 @@ final class SandboxChannel: @unchecked Sendable {
                 let rawKind = UInt32(littleEndian: header.loadUnaligned(as: UInt32.self))
                 guard let kind = SandboxMessageKind(rawValue: rawKind) else { throw .malformed("message kind \(rawKind)") }
                 let pending = Int(UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
-                let payload = Array(UnsafeRawBufferPointer(start: header + 16, count: length))
+                let payload = Array(UnsafeBufferPointer(start: (header + 16).assumingMemoryBound(to: UInt8.self), count: length))
                 start += 16 + length
                 return SandboxMessage(kind: kind, pendingWriteBytes: pending, payload: WireReader(payload))
             }
