@@ -75,11 +75,27 @@ if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--profile-json
 if (2...4).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "--profile-plans" {
     let options = CommandLine.arguments.dropFirst(2)
     let host = options.contains("isolated") ? try IsolationBenchmarks.makeIsolatedHost() : try PluginBenchmarks.makeHost()
+    // No time limit on the sandbox's answers: under valgrind (Benchmarks/callgrind-isolated-plans.sh) its load alone
+    // can take longer than the default 10 s on a busy machine.
+    host.pluginTimeout = nil
     let count = options.compactMap { Int($0) }.first ?? 100_000
     print(
         try PluginBenchmarks.plansPerSecond(registry: host, plans: count) {
             Plan(type: "Tween", fields: ["property": "x", "to": [.number(Double($0 % 7))], "duration": 0.5])
         })
+    // Where an isolated round trip's time went, on standard error: each side's waits for the other's messages.
+    for statistics in host.sandboxWaitStatistics() {
+        for (side, waits) in [("host", statistics.host), ("sandbox", statistics.sandbox)] {
+            let reads = Double(waits.reads)
+            func percent(_ count: UInt64) -> String { String(format: "%.1f%%", 100 * Double(count) / reads) }
+            func microseconds(_ seconds: Double) -> String { String(format: "%.2f µs", 1e6 * seconds / reads) }
+            let line =
+                "\(statistics.pluginID) \(side) waits: \(waits.reads) reads, \(percent(waits.ready)) at once, "
+                + "\(percent(waits.spun)) caught spinning, \(percent(waits.slept)) slept (woken \(waits.wakes) times); "
+                + "\(microseconds(waits.spinSeconds)) spun, \(microseconds(waits.sleepSeconds)) asleep per read\n"
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+    }
     exit(0)
 }
 
@@ -93,7 +109,7 @@ let usage = """
                                                  the limit, in-process and plugin ticks at one scale, with memory
            motion-benchmark --profile-plans [isolated] [PLANS]
                                                  Tween plans committed to TweenKit (in its sandbox), PLANS (100000)
-                                                 per run, for a profiler
+                                                 per run, for a profiler; isolated, each side's waits on stderr
            motion-benchmark --profile-typed-plans
                                                  typed Swift plans committed, one per transaction, for a profiler
            motion-benchmark --profile-frame-updated

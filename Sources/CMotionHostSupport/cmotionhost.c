@@ -84,7 +84,10 @@ static uint64_t monotonic_ns(void) {
 /* The ring's layout (see cmotionhost.h): each counter on a cache line of its own. */
 struct cmotionhost_ring {
     _Alignas(64) uint64_t head;          /**< Bytes written so far (the producer's). */
+    uint64_t wakes;                      /**< Futex wakes of a sleeping consumer (the producer's count). */
+    int32_t producer_cpu;                /**< 1 + the CPU the producer last wrote from (sched_getcpu); 0: none yet. */
     _Alignas(64) uint64_t tail;          /**< Bytes consumed so far (the consumer's). */
+    cmotionhost_ring_statistics reads;   /**< The consumer's counts (wakes unused here). */
     _Alignas(64) uint32_t data_sequence; /**< Futex: bumped by the producer after it publishes bytes. */
     uint32_t consumer_waiting;           /**< 1 while the consumer sleeps on data_sequence. */
     _Alignas(64) uint32_t space_sequence; /**< Futex: bumped by the consumer after it frees space. */
@@ -102,22 +105,19 @@ static void futex_wait(uint32_t *word, uint32_t expected, uint64_t timeout_ns) {
 
 static void futex_wake(uint32_t *word) { syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0); }
 
-/* Spins (pause, then yield) up to spin_ns until done(ring) says so; 0 ns: looks once. */
+/* Spins (pause) up to spin_ns until done(ring) says so; 0 ns: looks once. No sched_yield: on a busy machine a
+ * yield gives the core to other processes until this one's turn comes round again (Documentation/PITFALLS.md),
+ * and a spin that does not end soon ends in the futex, whose wake puts the sleeper back at once. */
 static int spin_until(cmotionhost_ring *ring, size_t capacity, int (*done)(cmotionhost_ring *, size_t), uint64_t spin_ns) {
     if (done(ring, capacity)) return 1;
     if (spin_ns == 0) return 0;
     uint64_t start = monotonic_ns();
     for (unsigned spins = 1;; spins++) {
-        uint64_t now = spins % 16 == 0 ? monotonic_ns() : start;
-        if (now - start < 2000) {
 #if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
+        __builtin_ia32_pause();
 #endif
-        } else {
-            sched_yield();
-        }
         if (done(ring, capacity)) return 1;
-        if (spins % 16 == 0 && now - start >= spin_ns) return 0;
+        if (spins % 16 == 0 && monotonic_ns() - start >= spin_ns) return 0;
     }
 }
 
@@ -152,9 +152,13 @@ size_t cmotionhost_ring_write(cmotionhost_ring *ring, size_t capacity, const voi
         size_t first = n < capacity - at ? n : capacity - at;
         memcpy(ring->data + at, from + written, first);
         memcpy(ring->data, from + written + first, n - first);
+        __atomic_store_n(&ring->producer_cpu, sched_getcpu() + 1, __ATOMIC_RELAXED);
         __atomic_store_n(&ring->head, head + n, __ATOMIC_RELEASE);
         __atomic_fetch_add(&ring->data_sequence, 1, __ATOMIC_SEQ_CST);
-        if (__atomic_load_n(&ring->consumer_waiting, __ATOMIC_SEQ_CST)) futex_wake(&ring->data_sequence);
+        if (__atomic_load_n(&ring->consumer_waiting, __ATOMIC_SEQ_CST)) {
+            futex_wake(&ring->data_sequence);
+            __atomic_store_n(&ring->wakes, ring->wakes + 1, __ATOMIC_RELAXED);
+        }
         written += n;
     }
     return written;
@@ -171,20 +175,38 @@ static _Thread_local uint64_t read_spin_ns = 2000;
 size_t cmotionhost_ring_read(cmotionhost_ring *ring, size_t capacity, void *buffer, size_t max, uint64_t spin_ns,
                              uint64_t wait_ns) {
     if (max == 0) return 0;
+    cmotionhost_ring_statistics *counts = &ring->reads;
     if (!has_data(ring, capacity)) {
         uint64_t start = monotonic_ns();
         uint64_t budget = read_spin_ns < spin_ns ? read_spin_ns : spin_ns;
-        if (!spin_until(ring, capacity, has_data, budget)) {
+        /* A producer that last wrote from this CPU is most likely waiting for it (it was preempted by this thread's
+         * wake-up, or is queued behind it): spinning here would only keep it off, so sleep at once and let it run. */
+        int32_t producer = __atomic_load_n(&ring->producer_cpu, __ATOMIC_RELAXED);
+        if (producer != 0 && producer == sched_getcpu() + 1) budget = 0;
+        uint64_t waited;
+        if (spin_until(ring, capacity, has_data, budget)) {
+            waited = monotonic_ns() - start;
+            counts->spun++;
+            counts->spin_ns += waited;
+        } else {
+            uint64_t slept = monotonic_ns();
             __atomic_store_n(&ring->consumer_waiting, 1, __ATOMIC_SEQ_CST);
             uint32_t sequence = __atomic_load_n(&ring->data_sequence, __ATOMIC_SEQ_CST);
             if (!has_data(ring, capacity)) futex_wait(&ring->data_sequence, sequence, wait_ns);
             __atomic_store_n(&ring->consumer_waiting, 0, __ATOMIC_SEQ_CST);
+            uint64_t now = monotonic_ns();
+            waited = now - start;
+            counts->slept++;
+            counts->spin_ns += slept - start;
+            counts->sleep_ns += now - slept;
         }
-        uint64_t waited = monotonic_ns() - start;
         uint64_t needed = waited <= spin_ns ? waited + waited / 4 : 0;
         read_spin_ns = (3 * read_spin_ns + needed) / 4;
         if (!has_data(ring, capacity)) return 0;
+    } else {
+        counts->ready++;
     }
+    counts->reads++;
     uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
     uint64_t tail = __atomic_load_n(&ring->tail, __ATOMIC_RELAXED);
     size_t available = (size_t)(head - tail);
@@ -197,6 +219,11 @@ size_t cmotionhost_ring_read(cmotionhost_ring *ring, size_t capacity, void *buff
     __atomic_fetch_add(&ring->space_sequence, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&ring->producer_waiting, __ATOMIC_SEQ_CST)) futex_wake(&ring->space_sequence);
     return n;
+}
+
+void cmotionhost_ring_get_statistics(const cmotionhost_ring *ring, cmotionhost_ring_statistics *out) {
+    *out = ring->reads;
+    out->wakes = __atomic_load_n(&ring->wakes, __ATOMIC_RELAXED);
 }
 
 void cmotionhost_ring_interrupt(cmotionhost_ring *ring) {

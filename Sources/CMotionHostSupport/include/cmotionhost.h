@@ -54,6 +54,21 @@ void cmotionhost_close_descriptors_from(unsigned int first);
 /// costs no system call, and one that comes later one wake-up. Zero-filled memory is an empty ring.
 typedef struct cmotionhost_ring cmotionhost_ring;
 
+/// How a ring's reads went, counted by its consumer (and `wakes` by its producer) since the ring was made: for a
+/// benchmark to say where a round trip's time goes. Read while the ring is in use, the counts may be a little behind.
+typedef struct cmotionhost_ring_statistics {
+    uint64_t reads;    ///< Reads that returned bytes.
+    uint64_t ready;    ///< Of them, those that found bytes at the first look (no wait).
+    uint64_t spun;     ///< Waits that ended while spinning.
+    uint64_t slept;    ///< Waits that went on to sleep on the futex (after spinning, if at all).
+    uint64_t spin_ns;  ///< Nanoseconds spent spinning, in all waits.
+    uint64_t sleep_ns; ///< Nanoseconds spent asleep (from going to sleep to waking), in all waits.
+    uint64_t wakes;    ///< Futex wakes the producer made for a sleeping consumer (a system call each).
+} cmotionhost_ring_statistics;
+
+/// The counts of `ring` (cmotionhost_ring_statistics).
+void cmotionhost_ring_get_statistics(const cmotionhost_ring *ring, cmotionhost_ring_statistics *out);
+
 /// The bytes before a ring's data: a ring of capacity C takes `cmotionhost_ring_header_size() + C` bytes.
 size_t cmotionhost_ring_header_size(void);
 
@@ -67,8 +82,9 @@ void cmotionhost_ring_interrupt(cmotionhost_ring *ring);
 size_t cmotionhost_ring_write(cmotionhost_ring *ring, size_t capacity, const void *bytes, size_t count, uint64_t spin_ns,
                               int64_t timeout_ns);
 
-/// Reads up to `max` bytes that are there, waiting for some: spinning at most `spin_ns` (as long as this thread's
-/// recent waits would have needed: none on a busy machine, where a peer waits for a core), then sleeping at most
+/// Reads up to `max` bytes that are there, waiting for some: spinning (pause) at most `spin_ns` (as long as this
+/// thread's recent waits would have needed: none on a busy machine, where a peer waits for a core; and not at all
+/// when the producer last wrote from this thread's CPU, where it is then most likely queued), then sleeping at most
 /// `wait_ns`.
 /// @return the number of bytes read; 0 when none came in that time.
 size_t cmotionhost_ring_read(cmotionhost_ring *ring, size_t capacity, void *buffer, size_t max, uint64_t spin_ns,

@@ -84,6 +84,15 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
     func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { context.tokenGenerator = generator }
 
     func addPlan(_ plan: Plan) throws {
+        if plugin.members[member].takesPlansByHandle {
+            // By handle (motion/plans.h), as ``EntryPerformer`` hands it over: the fields in binary, no JSON.
+            var out = WireWriter(capacity: 256)
+            out.u32(slot)
+            if out.plan(plan) {
+                prefetch(for: plan, into: &out)
+                return try check(try request(.addPlanByHandle, "add_plan", out), "add_plan", plan.type)
+            }
+        }
         var buffer: [UInt8] = []
         try plan.writeJSON(into: &buffer)
         var out = WireWriter(capacity: buffer.count + 128)
@@ -94,6 +103,15 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
     }
 
     func addPlan(_ plan: Plan, named name: String) throws {
+        if plugin.members[member].takesPlansByHandle {
+            var out = WireWriter(capacity: 256 + name.utf8.count)
+            out.u32(slot)
+            out.string(name)
+            if out.plan(plan) {
+                prefetch(for: plan, into: &out)
+                return try check(try request(.addNamedPlanByHandle, "add_named_plan", out), "add_named_plan", plan.type)
+            }
+        }
         var buffer: [UInt8] = []
         try plan.writeJSON(into: &buffer)
         var out = WireWriter(capacity: buffer.count + name.utf8.count + 128)

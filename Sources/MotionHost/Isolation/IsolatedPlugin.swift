@@ -114,6 +114,9 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         var hasFrames = false
         var hasUpdateMany = false
         var hasDeviceMotion = false
+        /// Whether the plugin takes plans by handle in its sandbox (`motion.plan-handles/1`, motion/plans.h): then
+        /// ``IsolatedPerformer`` sends a plan's fields in binary instead of its JSON.
+        var takesPlansByHandle = false
         var extensionProblems: [String] = []
         var capabilityMismatches: [String] = []
         /// The library the sandbox loaded: its canonical path, SHA-256 (64 lowercase hex) and file identity.
@@ -149,6 +152,8 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     var library: (path: String, sha256: String, device: UInt64, inode: UInt64) { members[0].library }
 
     private var process: SandboxProcess?
+    /// The running sandbox's shared memory (for ``waitCounts``), or `nil`.
+    var runningMemory: SandboxSharedMemory? { process?.memory }
     /// Every performer's host context, by slot (never removed: a retired one answers `MOTION_ERR_SCHEDULER_GONE`).
     private var contexts: [HostContext] = []
     /// The same, for the thread that serves the plugin's own threads.
@@ -293,8 +298,10 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         }
         guard let id = reply.string(), let abi = reply.u32(), let frames = reply.bool(), let many = reply.bool(),
             let deviceMotion = reply.bool(), let problems = strings(&reply), let mismatches = strings(&reply),
-            let path = reply.string(), let sha256 = reply.string(), let device = reply.u64(), let inode = reply.u64()
+            let path = reply.string(), let sha256 = reply.string(), let device = reply.u64(), let inode = reply.u64(),
+            let byHandle = reply.bool()
         else { throw malformed("load", member: index) }
+        members[index].takesPlansByHandle = byHandle
         (members[index].pluginID, members[index].hasFrames, members[index].hasUpdateMany, members[index].hasDeviceMotion) = (
             id, frames, many, deviceMotion
         )

@@ -268,6 +268,29 @@ private final class Server: @unchecked Sendable {
                 }
             }
             replyStatus(status, error)
+        case .addPlanByHandle:
+            let slot = input.u32()
+            let performer = performer(slot)
+            guard let plan = input.planBytes(), let add = plugin(ofSlot: slot).planHandles?.pointee.add_plan else {
+                quit("a malformed add_plan request by handle")
+            }
+            readPrefetch(&input, slot: slot!)
+            var error = Self.makeError()
+            let status = input.withBytes(plan) { bytes in SandboxPlans.withHandle(bytes) { add(performer, $0, &error) } }
+            guard let status else { quit("a malformed add_plan request by handle") }
+            replyStatus(status, error)
+        case .addNamedPlanByHandle:
+            let slot = input.u32()
+            let performer = performer(slot)
+            guard let name = input.string(), let plan = input.planBytes(), let add = plugin(ofSlot: slot).planHandles?.pointee.add_named_plan
+            else { quit("a malformed add_named_plan request by handle") }
+            readPrefetch(&input, slot: slot!)
+            var error = Self.makeError()
+            let status = name.withCString { namePointer in
+                input.withBytes(plan) { bytes in SandboxPlans.withHandle(bytes) { add(performer, namePointer, $0, &error) } }
+            }
+            guard let status else { quit("a malformed add_named_plan request by handle") }
+            replyStatus(status, error)
         case .removeNamedPlan:
             let slot = input.u32()
             let performer = performer(slot)
@@ -404,6 +427,7 @@ private final class Server: @unchecked Sendable {
             out.string(loader.sha256(of: library, manifest: manifest) ?? "")
             out.u64(library.key.device)
             out.u64(library.key.inode)
+            out.bool(plugin.planHandles != nil)
         } catch {
             out = WireWriter()
             out.bool(false)
@@ -638,6 +662,8 @@ private let sandboxGetExtension: @convention(c) (UnsafePointer<CChar>?) -> Unsaf
     guard let id else { return nil }
     if strcmp(id, MOTION_HOST_EXTENSION_LOG) == 0 { return UnsafeRawPointer(SandboxHostInterface.logExtension) }
     if strcmp(id, MOTION_HOST_EXTENSION_PROPERTY_SLOTS) == 0 { return UnsafeRawPointer(SandboxHostInterface.slotsExtension) }
+    // Plans by handle, read in place from the binary form the host sent, as the host's own extension reads them.
+    if strcmp(id, MOTION_HOST_EXTENSION_PLANS) == 0 { return UnsafeRawPointer(SandboxPlans.table) }
     return nil
 }
 
