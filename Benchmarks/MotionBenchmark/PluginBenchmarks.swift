@@ -212,14 +212,23 @@ struct PluginBenchmarks {
         }.joined(separator: "\n")
     }
 
-    /// `--profile-memory COUNT` in this process: heap bytes per running in-process Tween, all in, and what part of
-    /// them the scene (its targets, with `x`), the committed plans (scheduler and performers) and the first frame
-    /// (the Tweens' start) take; then the resident bytes per Tween of the whole set-up.
-    static func profileMemory(count: Int) throws -> String {
+    /// `--profile-memory COUNT [plugin]` in this process: heap bytes per running in-process (or, with `plugin`,
+    /// TweenKit) Tween, all in, and what part of them the scene (its targets, with `x`), the committed plans
+    /// (scheduler and performers, on both sides of the plugin boundary) and the first frame (the Tweens' start)
+    /// take; then the resident bytes per Tween of the whole set-up. TweenKit is loaded before the first count.
+    static func profileMemory(count: Int, throughPlugin: Bool = false) throws -> String {
+        let registry: any PerformerRegistry
+        if throughPlugin {
+            let host = try makeHost()
+            try host.load(try manifest("tweenkit.json"))
+            registry = host
+        } else {
+            registry = inProcessTweens()
+        }
         let (heap, resident) = (LimitBenchmarks.heapBytes(), LimitBenchmarks.residentBytes())
         let scene = tweenScene(count: count)
         let afterScene = LimitBenchmarks.heapBytes()
-        let scheduler = try committingTweens(to: scene, registry: inProcessTweens())
+        let scheduler = try committingTweens(to: scene, registry: registry)
         let afterCommit = LimitBenchmarks.heapBytes()
         scheduler.advanceFrame(to: 0)
         scene.drainChanges { _, _, _ in }

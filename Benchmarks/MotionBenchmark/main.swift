@@ -18,8 +18,10 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--profile-scal
     exit(0)
 }
 
-if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--profile-memory", let count = Int(CommandLine.arguments[2]) {
-    print(try PluginBenchmarks.profileMemory(count: count))
+if (3...4).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "--profile-memory", let count = Int(CommandLine.arguments[2]),
+    CommandLine.arguments.count == 3 || CommandLine.arguments[3] == "plugin"
+{
+    print(try PluginBenchmarks.profileMemory(count: count, throughPlugin: CommandLine.arguments.count == 4))
     exit(0)
 }
 
@@ -87,8 +89,8 @@ let usage = """
     usage: motion-benchmark                      the whole table (run from the repository root, release build)
            motion-benchmark --profile-tweens [COUNT] [in-process|plugin|isolated|limit|both|alternating]
                                                  the frame tick of COUNT (10000) running Tweens, for a profiler
-           motion-benchmark --profile-memory COUNT
-                                                 heap bytes per running in-process Tween, and where they are
+           motion-benchmark --profile-memory COUNT [plugin]
+                                                 heap bytes per running in-process (TweenKit) Tween, and where
            motion-benchmark --profile-scale COUNT
                                                  the limit, in-process and plugin ticks at one scale, with memory
            motion-benchmark --profile-plans [isolated] [PLANS]
