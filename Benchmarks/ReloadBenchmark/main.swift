@@ -1,7 +1,7 @@
 // reload-benchmark: issue 14's hot-reload goal, "a reload of a changed plugin applied within 2 frames of the
 // library being complete on disk", measured against the release `motion-host serve --watch` at 60 fps and
 // printed as a table. From the repository root:
-//     swift build -c release && .build/release/reload-benchmark [--reloads N]
+//     swift build -c release && .build/release/reload-benchmark [--reloads N] [--only TEXT]
 // For each plugin (the C Setter, the Swift Pulse, TweenKit running 1,000 Tweens; then the Setter and TweenKit
 // isolated, `--isolate`, where a reload starts a new sandbox and switches the performers to it), in a folder of its own
 // with its manifest and a copy of its release library: N times, at a random phase of the frame, a new copy of
@@ -16,10 +16,11 @@ import Foundation
 
 let arguments = CommandLine.arguments
 if arguments.contains("--help") {
-    print("usage: reload-benchmark [--reloads N (20)]")
+    print("usage: reload-benchmark [--reloads N (20)] [--only TEXT (the rows whose plugin column contains TEXT)]")
     exit(0)
 }
 let reloads = arguments.firstIndex(of: "--reloads").flatMap { Int(arguments[$0 + 1]) } ?? 20
+let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
 let frameRate = 60.0
 let framePeriod = 1 / frameRate
 let products = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
@@ -188,7 +189,7 @@ print(
 )
 print("| plugin | library | rename → reload line, ms: p50 | max | in frame periods: p50 | max | frames dropped in the run | goal |")
 print("|---|---|---|---|---|---|---|---|")
-for benchmark in cases {
+for benchmark in cases where only.map({ benchmark.name.contains($0) }) ?? true {
     let row = try measure(benchmark)
     let p50 = percentile(row.latencies, 0.5)
     let worst = row.latencies.max() ?? .nan

@@ -65,10 +65,9 @@ final class TweenPerformer: SinglePlanPerformer, BatchedFrameUpdating {
         let known = plans.firstIndex { $0.propertyName == tween.property }
         let property = try known.map { plans[$0].slot.property } ?? context.propertyID(named: tween.property)
         // A vector of another length than the property's is a mistake in the plan, not a new shape for it.
-        if let current = try? context.value(of: property), current.count != tween.to.count {
+        if let count = try? context.componentCount(of: property), count != tween.to.count {
             throw PluginError.invalidPlan(
-                field: "to",
-                "has \(tween.to.count) components but \(tween.property) has \(current.count). To fix, give it \(current.count)")
+                field: "to", "has \(tween.to.count) components but \(tween.property) has \(count). To fix, give it \(count)")
         }
         let slot = try known.map { plans[$0].slot } ?? context.slot(for: property)
         let key = known.map { plans[$0].key } ?? TweenBatch.key(member: member, slot: slot)

@@ -86,6 +86,23 @@ struct PlanAndTransactionTests {
         #expect(fast.operations.first?.plan?["o"]?.object?["s"] == .string("é\n"))
     }
 
+    @Test func aPlanCompletedWithDefaultsReadsAsTheFilledInPlan() throws {
+        // A manifest's defaults ride beside the given fields instead of in a copy of them.
+        let defaults = PlanDefaults([(key: "duration", value: 0.3), (key: "timing", value: "easeInOut")])
+        let plan = Plan(type: "Tween", fields: ["property": "x", "to": [1]], defaults: defaults)
+        let filled = Plan(type: "Tween", fields: ["property": "x", "to": [1], "duration": 0.3, "timing": "easeInOut"])
+        #expect(plan.fields == filled.fields)
+        #expect(plan == filled)
+        #expect(plan["duration"] == 0.3)
+        #expect(plan["property"] == "x")
+        #expect(plan["delay"] == nil)
+        #expect(plan.fieldParts.given == ["property": "x", "to": [1]])
+        #expect(plan.fieldParts.defaults.map(\.key) == ["duration", "timing"])
+        let json = try #require(String(data: plan.jsonData(), encoding: .utf8))
+        #expect(json == #"{"duration":0.3,"property":"x","timing":"easeInOut","to":[1],"type":"Tween"}"#)
+        #expect(try JSONDecoder().decode(Plan.self, from: plan.jsonData()) == filled)
+    }
+
     @Test func typedPlanEncodesWithItsType() throws {
         let json = try #require(String(data: Plan(Nudge(by: 2)).jsonData(), encoding: .utf8))
         #expect(json == #"{"by":2,"type":"Record"}"#)

@@ -192,6 +192,30 @@ struct RecreationTests {
         #expect(f.log.entries(startingWith: "update") == ["update TokenPerformer@a 0"])
     }
 
+    @Test func eachReplacedPerformerEndsItsOwnTokensInTheOrderTheyWereTaken() throws {  // R43, R37
+        // The replaced performers' tokens are found in one pass, not by a scan of every token per performer: each
+        // performer must still end exactly its own, before it is destroyed.
+        let f = Fixture()
+        try f.harness.commit {
+            $0.add(plan("HoldTokens", ["count": 2]), to: "a")
+            $0.add(plan("HoldTokens", ["count": 3]), to: "b")
+        }
+        let a = try #require(f.scheduler.performer(forTarget: "a", className: "TokenPerformer") as? TokenPerformer)
+        let b = try #require(f.scheduler.performer(forTarget: "b", className: "TokenPerformer") as? TokenPerformer)
+        let (aTokens, bTokens) = (a.tokens, b.tokens)
+        #expect(f.scheduler.outstandingTokenCount == 5)
+        f.harness.tracer.reset()
+        try f.scheduler.recreatePerformers(of: [f.performerClass("HoldTokens")])
+        let ended = { (tokens: [IsActiveToken], target: String) in tokens.map { "token \($0.id) terminated TokenPerformer@\(target)" } }
+        #expect(
+            Array(f.harness.tracer.lines.prefix(9))
+                == ended(aTokens, "a") + ["destroy TokenPerformer@a", "create TokenPerformer@a"]
+                + ended(bTokens, "b") + ["destroy TokenPerformer@b", "create TokenPerformer@b"])
+        #expect((aTokens + bTokens).allSatisfy { $0.isTerminated })
+        // The new performers took theirs again with their plans: 2 + 3.
+        #expect(f.scheduler.outstandingTokenCount == 5)
+    }
+
     /// A class whose factory makes what `version` says: the same class with new code, as after a reload.
     final class Versioned {
         var version = 1

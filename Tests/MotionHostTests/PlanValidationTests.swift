@@ -127,6 +127,17 @@ private func with(_ changes: [String: JSONValue?]) -> [String: JSONValue] {
         #expect(plan["repeats"] == 3)
     }
 
+    @Test func aDeclarationWithManyDefaultedFieldsFillsEachLeftOutOne() throws {
+        // Beyond 6 defaulted fields the defaults are made per plan, not ahead for every set of left-out fields.
+        let fields = (0..<8).map { FieldManifest(name: "f\($0)", type: .number, defaultValue: .number(Double($0))) }
+        let declaration = PlanManifest(type: "Many", fields: fields + [FieldManifest(name: "p", type: .property, required: true)])
+        let plan = try declaration.validate(Plan(type: "Many", fields: ["p": "x", "f3": 30]))
+        var expected: [String: JSONValue] = ["p": "x"]
+        for i in 0..<8 { expected["f\(i)"] = .number(i == 3 ? 30 : Double(i)) }
+        #expect(plan.fields == expected)
+        #expect(plan["f7"] == 7)
+    }
+
     @Test func completePlanIsReturnedUnchanged() throws {
         let fields: [String: JSONValue] = [
             "property": "x", "to": [1], "duration": 1, "timing": "easeIn", "repeats": 2,

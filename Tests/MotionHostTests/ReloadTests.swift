@@ -62,10 +62,10 @@ struct ReloadableBuilds {
         let scheduler: Scheduler
         private var frame = 0
 
-        init() throws {
+        init(loader: LibraryLoader = LibraryLoader()) throws {
             builds = try ReloadableBuilds()
             let manifest = try PluginManifest.load(contentsOf: builds.manifestURL)
-            host = PluginHost(catalog: PluginCatalog(plugins: [manifest]), loader: LibraryLoader(), logSink: { _, _ in })
+            host = PluginHost(catalog: PluginCatalog(plugins: [manifest]), loader: loader, logSink: { _, _ in })
             scene.addTarget("t", properties: ["level": PropertyValue(0), "other": PropertyValue(0)])
             scheduler = Scheduler(scene: scene, registry: host)
             scheduler.recordsPlansForRecreation = true
@@ -323,5 +323,120 @@ struct ReloadableBuilds {
         // the plan again, emits once more, so only the order tells.
         #expect(scene.target("t")?["x"] == PropertyValue(3))
         #expect(host.takePendingWorkFailures().isEmpty)
+    }
+
+    /// A run whose first build set `level` to 5 in one frame.
+    private static func runSettingLevel5(loader: LibraryLoader = LibraryLoader()) throws -> Run {
+        let run = try Run(loader: loader)
+        try run.step("level", 5)
+        run.advance()
+        return run
+    }
+
+    /// Waits (at most 10 s) until the preparer has something for the frame boundary.
+    private static func waitForPreparation(_ preparer: ReloadPreparer) {
+        for _ in 0..<1000 where !preparer.hasPendingWork { usleep(10_000) }
+    }
+
+    @Test func aRebuildIsLoadedOnTheWatchersThreadAndTheFrameBoundaryOnlySwitches() throws {
+        let run = try Self.runSettingLevel5()
+        let id = "org.example.reloadable"
+        let watcher = try PluginWatcher()
+        try watcher.watch(pluginID: id, files: run.host.filesToWatch(ofPlugin: id))
+        let preparer = ReloadPreparer(watcher: watcher)
+        defer { preparer.stop() }
+        preparer.setBasis(try #require(run.host.reloadBasis(ofPlugin: id)), forPlugin: id)
+
+        try run.builds.install(offset: 100)
+        Self.waitForPreparation(preparer)
+        let (ready, changed) = preparer.take()
+        #expect(changed.isEmpty)
+        let prepared = try #require(ready.first)
+        #expect(ready.count == 1 && prepared.basis.pluginID == id)
+        // The new copy is loaded already (by the watcher's thread), before the boundary takes it.
+        let bytes = Array(try Data(contentsOf: run.builds.library))
+        guard case .library(_, let copy)? = try? prepared.peekStage() else {
+            Issue.record("the preparation holds no library copy")
+            return
+        }
+        #expect(copy.isNew && copy.sha256 == SHA256.hexDigest(of: bytes))
+        #expect(run.value("level") == 5)  // nothing switched yet
+
+        let reload = try #require(try run.host.reload(prepared, in: run.scheduler))
+        #expect(reload.isNewLibrary && reload.sha256 == SHA256.hexDigest(of: bytes))
+        #expect(reload.recreation.recreated.map(\.description) == ["Stepper@t"] && reload.recreation.readdedPlanCount == 1)
+        run.advance()
+        #expect(run.value("level") == 105)
+    }
+
+    @Test func aReloadPreparedFromCodeThatWasReplacedMeanwhileIsDoneAgainFromTheStart() throws {
+        let run = try Self.runSettingLevel5()
+        let id = "org.example.reloadable"
+        let stale = try #require(run.host.reloadBasis(ofPlugin: id))
+        try run.builds.install(offset: 100)
+        let prepared = stale.prepare()
+        // Another reload takes that build first (a frame's synchronous reload, or a restart would too).
+        _ = try #require(try run.host.reload(pluginID: id, in: run.scheduler))
+        let runningCode = run.host.runningCode(ofPlugin: id)
+        try run.builds.install(offset: 200)
+        // The preparation is of the first build over the code before it: it is dropped, and the build on disk now is
+        // loaded from the start, over the code that runs.
+        let reload = try #require(try run.host.reload(prepared, in: run.scheduler))
+        #expect(run.host.runningCode(ofPlugin: id) != runningCode)
+        #expect(reload.sha256 == SHA256.hexDigest(of: Array(try Data(contentsOf: run.builds.library))))
+        run.advance()
+        #expect(run.value("level") == 205)
+    }
+
+    @Test func aPreparedReloadThatFailsItsChecksIsThrownAtTheBoundaryAndTheOldCodeKeepsRunning() throws {
+        let run = try Self.runSettingLevel5()
+        let id = "org.example.reloadable"
+        let basis = try #require(run.host.reloadBasis(ofPlugin: id))
+        let broken = run.builds.plugins.appendingPathComponent(".broken")
+        try Data("not an ELF file".utf8).write(to: broken)
+        chmod(broken.path, 0o755)
+        #expect(rename(broken.path, run.builds.library.path) == 0)
+        let prepared = basis.prepare()
+        #expect(throws: PluginError.self) { _ = try run.host.reload(prepared, in: run.scheduler) }
+        run.advance()
+        #expect(run.value("level") == 5)
+        #expect(run.host.reloadBasis(ofPlugin: id)?.isSame(as: basis) == true)
+    }
+
+    /// Whether process `pid` is gone, reaped (a zombie would still answer `kill(pid, 0)`), within 5 s.
+    private static func isReaped(_ pid: pid_t) -> Bool {
+        for _ in 0..<500 {
+            if kill(pid, 0) == -1 && errno == ESRCH { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    @Test func anIsolatedReloadPreparedTwiceEndsTheSandboxNobodyTakesAndTheReplacedOne() throws {
+        let run = try Self.runSettingLevel5(
+            loader: LibraryLoader(configuration: HostConfiguration(plugins: ["*": PluginIsolation(mode: .process)])))
+        let id = "org.example.reloadable"
+        let running = try #require(run.host.currentSandbox(ofPlugin: id)?.sandboxProcess)
+        let basis = try #require(run.host.reloadBasis(ofPlugin: id))
+        try run.builds.install(offset: 100)
+        // Two changes in a row, as a watcher sees them: the first preparation's new sandbox is not used.
+        let first = basis.prepare()
+        let second = basis.prepare()
+        guard case .sandbox(_, _, let unused)? = try? first.peekStage(), let unusedProcess = unused.sandboxProcess else {
+            Issue.record("the preparation started no sandbox")
+            return
+        }
+        #expect(unusedProcess.pid != running.pid)
+        first.discard()
+        #expect(Self.isReaped(unusedProcess.pid))
+        #expect(kill(running.pid, 0) == 0)  // the running sandbox goes on meanwhile
+
+        let reload = try #require(try run.host.reload(second, in: run.scheduler))
+        #expect(reload.isNewLibrary && reload.recreation.readdedPlanCount == 1)
+        run.advance()
+        #expect(run.value("level") == 105)
+        // The replaced sandbox is ended on a thread of its own after the switch.
+        #expect(Self.isReaped(running.pid))
+        #expect(run.host.currentSandbox(ofPlugin: id)?.sandboxProcess.map { kill($0.pid, 0) } == 0)
     }
 }

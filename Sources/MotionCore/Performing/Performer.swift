@@ -100,6 +100,7 @@ public final class PerformerClass {
     let make: (PerformerContext) throws -> any Performer
     let preparePlan: ((Plan) throws -> Plan)?
     let checkPlanOnTarget: ((Plan, Target) throws -> Void)?
+    let preparePlanOnTarget: ((Plan, Target) throws -> Plan)?
 
     /// Creates a performer class.
     /// - Parameters:
@@ -110,17 +111,22 @@ public final class PerformerClass {
     ///   - checkPlanOnTarget: Checks a prepared plan against the target it is for (for example that a field
     ///     naming a property names one the target has). Throwing fails the operation before a performer is
     ///     created or sees the plan.
+    ///   - preparePlanOnTarget: Checks a plan and its target in one call and may return it completed, after
+    ///     `preparePlan` and `checkPlanOnTarget`: for a class that checks both in one pass over the plan's fields
+    ///     (the plugin host's manifest validation). Throwing fails the operation as they do.
     ///   - make: Creates a performer for a target. Throwing fails the operation (R12).
     public init(
         name: String, origin: String = "in-process",
         preparePlan: ((Plan) throws -> Plan)? = nil,
         checkPlanOnTarget: ((Plan, Target) throws -> Void)? = nil,
+        preparePlanOnTarget: ((Plan, Target) throws -> Plan)? = nil,
         make: @escaping (PerformerContext) throws -> any Performer
     ) {
         self.name = name
         self.origin = origin
         self.preparePlan = preparePlan
         self.checkPlanOnTarget = checkPlanOnTarget
+        self.preparePlanOnTarget = preparePlanOnTarget
         self.make = make
     }
 }

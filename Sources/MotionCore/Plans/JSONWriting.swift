@@ -131,15 +131,18 @@ extension Plan {
     /// - Throws: `EncodingError` if a typed value fails to encode.
     public func writeJSON(into out: inout [UInt8]) throws {
         let fields: [String: JSONValue]
+        var defaults: [(key: String, value: JSONValue)] = []
         switch payload {
         case .fields(let f): fields = f
-        case .typed(let value): fields = try Plan.encodeFields(value)
+        case .typed(let box): fields = try Plan.encodeFields(box.value)
+        case .completed(let f, let d): (fields, defaults) = (f, d.members)
         }
         // The members plus "type", sorted, without copying the plan's dictionary to add "type" to it.
         var members: [(key: String, value: JSONValue)] = []
-        members.reserveCapacity(fields.count + 1)
+        members.reserveCapacity(fields.count + defaults.count + 1)
         members.append((key: "type", value: .string(type)))
         for member in fields where member.key != "type" { members.append(member) }
+        members += defaults
         members.sort { $0.key < $1.key }
         JSONValue.writeObject(members, into: &out)
     }

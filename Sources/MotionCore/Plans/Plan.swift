@@ -25,9 +25,15 @@ public protocol PlanValue: Codable, Sendable {
 ///
 /// Thread rule: a value type; safe to use from any thread.
 public struct Plan: Sendable {
+    /// Every case holds object references only (a typed value is boxed), so copying a plan retains them with no
+    /// call through a value witness table (about 100 instructions per copy with the existential inline; a commit
+    /// copies its plan several times).
     enum Payload: Sendable {
         case fields([String: JSONValue])
-        case typed(any PlanValue)
+        case typed(TypedPlan)
+        /// Fields as given, and the defaults a manifest fills in for the fields they leave out (none of whose
+        /// keys is among them): a completed plan without a copy of its dictionary (``init(type:fields:defaults:)``).
+        case completed([String: JSONValue], PlanDefaults)
     }
 
     /// The plan type name, e.g. `"Tween"`.
@@ -45,15 +51,27 @@ public struct Plan: Sendable {
         self.payload = .fields(fields)
     }
 
+    /// A plan completed with defaults, without copying `fields` to add them: what ``fields`` gives is `fields`
+    /// with `defaults`' members added.
+    /// - Parameters:
+    ///   - type: The plan type name.
+    ///   - fields: The plan's fields as given, without `"type"` and without any of `defaults`' keys (the
+    ///     caller's promise: a key in both would be given twice by ``forEachField(_:)``).
+    ///   - defaults: The values of the fields `fields` leaves out, shared by every plan that leaves out the same.
+    package init(type: String, fields: [String: JSONValue], defaults: PlanDefaults) {
+        self.type = type
+        self.payload = defaults.members.isEmpty ? .fields(fields) : .completed(fields, defaults)
+    }
+
     /// A plan made from a typed Swift value.
     public init<Value: PlanValue>(_ value: Value) {
         self.type = Value.planType
-        self.payload = .typed(value)
+        self.payload = .typed(TypedPlan(value))
     }
 
     /// The typed value this plan was made from, if any.
     public var typedValue: (any PlanValue)? {
-        if case .typed(let value) = payload { return value }
+        if case .typed(let box) = payload { return box.value }
         return nil
     }
 
@@ -62,19 +80,39 @@ public struct Plan: Sendable {
     public var fields: [String: JSONValue] {
         switch payload {
         case .fields(let fields): return fields
-        case .typed(let value): return (try? Self.encodeFields(value)) ?? [:]
+        case .typed(let box): return (try? Self.encodeFields(box.value)) ?? [:]
+        case .completed(let given, let defaults):
+            var fields = given
+            for (key, value) in defaults.members { fields[key] = value }
+            return fields
         }
     }
 
     /// The value of one field, or `nil` if the plan has no such field.
-    public subscript(field: String) -> JSONValue? { fields[field] }
+    public subscript(field: String) -> JSONValue? {
+        switch payload {
+        case .fields(let fields): return fields[field]
+        case .typed: return fields[field]
+        case .completed(let given, let defaults): return given[field] ?? defaults.value(of: field)
+        }
+    }
+
+    /// The plan's fields (without `"type"`) in two parts that share no key, without building the dictionary
+    /// ``fields`` gives for a plan completed with defaults: the fields as given, and the defaults filled in.
+    package var fieldParts: (given: [String: JSONValue], defaults: [(key: String, value: JSONValue)]) {
+        switch payload {
+        case .fields(let fields): (fields, [])
+        case .typed: (fields, [])
+        case .completed(let given, let defaults): (given, defaults.members)
+        }
+    }
 
     /// The plan as a typed value.
     ///
     /// A typed plan of that type is returned as is; otherwise the fields are decoded with `JSONDecoder`.
     /// - Throws: `DecodingError` when the fields do not decode as `Value` (for example a missing field).
     public func decode<Value: PlanValue>(_: Value.Type = Value.self) throws -> Value {
-        if case .typed(let value) = payload, let typed = value as? Value { return typed }
+        if case .typed(let box) = payload, let typed = box.value as? Value { return typed }
         return try JSONDecoder().decode(Value.self, from: jsonData())
     }
 
@@ -97,6 +135,30 @@ public struct Plan: Sendable {
         var fields = try JSONDecoder().decode([String: JSONValue].self, from: data)
         fields.removeValue(forKey: "type")
         return fields
+    }
+}
+
+/// A typed plan's value, boxed (``Plan/Payload``).
+final class TypedPlan: Sendable {
+    let value: any PlanValue
+    init(_ value: any PlanValue) { self.value = value }
+}
+
+/// The defaults a manifest fills in for the fields a plan leaves out, made once per set of left-out fields and
+/// shared by every plan completed with it (``Plan/init(type:fields:defaults:)``).
+///
+/// Thread rule: immutable; safe from any thread.
+package final class PlanDefaults: Sendable {
+    /// The fields and their default values, in the manifest's order.
+    package let members: [(key: String, value: JSONValue)]
+
+    /// Defaults of these fields.
+    package init(_ members: [(key: String, value: JSONValue)]) { self.members = members }
+
+    /// The default of `field`, or `nil` when it has none here.
+    func value(of field: String) -> JSONValue? {
+        for member in members where member.key == field { return member.value }
+        return nil
     }
 }
 

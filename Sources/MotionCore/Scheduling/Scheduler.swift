@@ -25,7 +25,9 @@ public final class Scheduler {
     public let registry: any PerformerRegistry
 
     let inbox = SchedulerInbox()
-    private var classCache: [String: PerformerClass] = [:]
+    @exclusivity(unchecked) private var classCache: [String: PerformerClass] = [:]
+    /// The plan type last looked up in ``classCache`` and its class (commits often repeat a plan type).
+    @exclusivity(unchecked) private var lastClass: (type: String, performerClass: PerformerClass)?
     /// Every performer's record, in creation order, a value each in one dense array indexed by
     /// ``PerformerKey/index`` (no object, dictionary entry or table of tokens per performer: 64 bytes
     /// each). A record replaced by ``recreatePerformers(of:)`` is overwritten in place (R43). Per-frame reads
@@ -34,7 +36,7 @@ public final class Scheduler {
     @exclusivity(unchecked) private var records: ContiguousArray<PerformerRecord> = []
     /// Per target, by its index in the scene: its first performer's record, or -1; the target's other
     /// performers follow through ``PerformerRecord/nextOnTarget`` (a target has one per class it uses, R6).
-    private var firstPerformerOfTarget: [Int32] = []
+    @exclusivity(unchecked) private var firstPerformerOfTarget: [Int32] = []
     /// The next creation attempt's ``PerformerKey/incarnation`` (never reused).
     private var nextIncarnation: UInt32 = 0
     /// The record index, by incarnation, of each performer whose record is not at its key's index: one
@@ -55,10 +57,11 @@ public final class Scheduler {
     private var terminatedBeforeSeen: Set<UInt64> = []
     private var activeTokenCount = 0
     private var observers: [any ActivityObserver] = []
-    private var tracers: [any Tracer] = []
+    @exclusivity(unchecked) private var tracers: [any Tracer] = []
     /// The plans being performed, outermost first (the emission chain, R25), each with the first
-    /// emission that failed inside its performer call, if any.
-    private var handling: [(type: String, target: TargetID, emissionFailure: CommitError?)] = []
+    /// emission that failed inside its performer call, if any. Every access to it (and to the other properties
+    /// marked so, read on each commit) is instantaneous, on the scheduler's thread: no dynamic exclusivity check.
+    @exclusivity(unchecked) private var handling: [(type: String, target: TargetID, emissionFailure: CommitError?)] = []
     /// The frame-updated performers that took a token, in the order they first took one: 16 bytes each,
     /// what a frame reads of a performer besides its token count (see ``FrameSlot``).
     @exclusivity(unchecked) private var frameUpdaters: ContiguousArray<FrameSlot> = []
@@ -81,7 +84,7 @@ public final class Scheduler {
     /// Off by default: the log holds every plain plan ever added, so it grows with every commit (a live host
     /// taking 10,000 transactions a second would grow without bound). Turn it on before the first commit
     /// when performers may be re-created (hot reload); plans committed while it is off are not re-added.
-    public var recordsPlansForRecreation = false
+    @exclusivity(unchecked) public var recordsPlansForRecreation = false
     private var nextFrameIndex = 0
     private var lastFrameTime = 0.0
 
@@ -389,12 +392,14 @@ public final class Scheduler {
 
     private func resolve(_ plan: Plan, on target: Target) throws(CommitError) -> (PerformerClass, Plan) {
         let performerClass = try performerClass(forPlanType: plan.type)
-        guard performerClass.preparePlan != nil || performerClass.checkPlanOnTarget != nil else {
+        guard performerClass.preparePlan != nil || performerClass.checkPlanOnTarget != nil || performerClass.preparePlanOnTarget != nil
+        else {
             return (performerClass, plan)
         }
         do {
-            let prepared = try performerClass.preparePlan?(plan) ?? plan
+            var prepared = try performerClass.preparePlan?(plan) ?? plan
             try performerClass.checkPlanOnTarget?(prepared, target)
+            if let prepareOnTarget = performerClass.preparePlanOnTarget { prepared = try prepareOnTarget(prepared, target) }
             return (performerClass, prepared)
         } catch let error as CommitError {
             throw error
@@ -404,7 +409,12 @@ public final class Scheduler {
     }
 
     private func performerClass(forPlanType type: String) throws(CommitError) -> PerformerClass {
-        if let cached = classCache[type] { return cached }
+        // The last plan type's class first: one compare of two equal strings, where the dictionary hashes.
+        if let last = lastClass, last.type == type { return last.performerClass }
+        if let cached = classCache[type] {
+            lastClass = (type, cached)
+            return cached
+        }
         let found: PerformerClass?
         do {
             found = try registry.performerClass(forPlanType: type)
@@ -424,6 +434,7 @@ public final class Scheduler {
             )
         }
         classCache[type] = found
+        lastClass = (type, found)
         return found
     }
 
@@ -621,13 +632,25 @@ public final class Scheduler {
         // Kept alive until this returns, so no new performer's frame handle can reuse an old one's address.
         var retired: [PerformerRecord] = []
         var made: [(Int, Target, [PlanLog.Entry])] = []
+        // The chosen performers' tokens past their first, by record, found in one pass: a scan of every token for
+        // each replaced performer made replacing 1,000 running Tweens a million token visits (a third of a reload).
+        var extraTokensOfRecord: [Int: [IsActiveToken]] = [:]
+        if !extraTokens.isEmpty {
+            let chosenSet = Set(chosen)
+            for token in extraTokens.values {
+                if let index = record(of: token.owner), chosenSet.contains(index) { extraTokensOfRecord[index, default: []].append(token) }
+            }
+        }
         for index in chosen {
             let old = records[index]
             let target = old.target
             do {
                 try makePerformer(old.performerClass, target: target, index: index) { new, _ in
-                    // R37 for the replaced performer: its outstanding tokens end, traced.
-                    for token in outstandingTokens(where: { record(of: $0) == index }) { endToken(token) }
+                    // R37 for the replaced performer: its outstanding tokens end, in the order they were generated, traced.
+                    var tokens = extraTokensOfRecord[index] ?? []
+                    if let first = records[index].token { tokens.append(first) }
+                    if tokens.count > 1 { tokens.sort { $0.id < $1.id } }
+                    for token in tokens { endToken(token) }
                     trace(.performerDestroyed(old.description))
                     new.nextOnTarget = old.nextOnTarget
                     retired.append(records[index])

@@ -13,9 +13,9 @@
 ///
 /// Thread rule: use a scene from its scheduler's thread only.
 public final class Scene {
-    private var propertyIDs: [String: PropertyID] = [:]
+    @exclusivity(unchecked) private var propertyIDs: [String: PropertyID] = [:]
     @exclusivity(unchecked) private var propertyNames: [String] = []
-    private var targetsByID = TargetTable()
+    @exclusivity(unchecked) private var targetsByID = TargetTable()
     /// The targets, in the order they were added.
     public private(set) var targets: [Target] = []
     @usableFromInline let store = PropertyStore()

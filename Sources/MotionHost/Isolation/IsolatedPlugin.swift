@@ -323,6 +323,21 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         process.end()
     }
 
+    /// ``shutDown()`` with the process's end (SIGKILL, reaping, then unmapping once the thread serving the plugin's own
+    /// threads has stopped) on a thread of its own: for a sandbox that a reload replaced, whose end the frame that
+    /// switched need not wait for (6–40 ms on the frame thread at a load average of 11).
+    func shutDownInBackground() {
+        guard let process else { return }
+        self.process = nil
+        let ending = EndingProcess(process: process)
+        DetachedThread.start(name: "motion sandbox end") { ending.process.end() }
+    }
+
+    /// A sandbox process handed to the thread that ends it, which is then its only user.
+    private struct EndingProcess: @unchecked Sendable {
+        let process: SandboxProcess
+    }
+
     /// The sandbox's process id and the host's address of its shared memory while it runs (for tests, which check
     /// that an ended sandbox is reaped and its mapping gone).
     var sandboxProcess: (pid: pid_t, sharedMemory: UInt)? { process.map { ($0.pid, UInt(bitPattern: $0.memory.base)) } }

@@ -16,7 +16,7 @@ import FoundationEssentials
 /// ``changedPlugins()`` reads what the kernel queued without waiting, so a frame loop calls it at every frame
 /// boundary and reloads there, at most one frame after the file was complete.
 ///
-/// Thread rule: one thread (the scheduler's); nothing here blocks.
+/// Thread rule: one thread at a time (the scheduler's, or a ``ReloadPreparer``'s behind its lock); nothing here blocks.
 public final class PluginWatcher {
     /// The inotify instance (internal for tests, which read its watches in `/proc/self/fdinfo`).
     let fd: Int32

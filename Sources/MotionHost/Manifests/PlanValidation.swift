@@ -64,14 +64,42 @@ public struct PlanValidationError: Error, Sendable, Hashable, CustomStringConver
     }
 }
 
-/// Precomputed per plan declaration so that validation does no allocation on the common path.
+/// A plan declaration compiled once, when its manifest is read, so that checking a plan against it looks nothing up
+/// by name beyond matching each given field to its declaration, copies no declaration and, on the common path,
+/// allocates nothing: the defaults to fill in are made once per set of left-out fields and shared.
 struct FieldLookup: Sendable {
+    /// What checking a value of one field needs: plain values, copied with nothing to retain (its `enum`
+    /// values, if any, are in ``enums``).
+    struct Check: Sendable {
+        let type: FieldType
+        let minimum: Double?
+        let maximum: Double?
+        let itemRange: ClosedRange<Int>
+        /// The field's `enum` values' index in ``enums``, or -1.
+        let enumIndex: Int
+    }
+
     /// Field index by name (used when there are more fields than a linear scan handles well).
     let index: [String: Int]
+    /// The fields' names and their UTF-8 lengths, in manifest order (a length compare first rules most out).
+    let names: [String]
+    let nameLengths: [Int]
+    /// Each field's check, in manifest order.
+    let checks: [Check]
+    /// The `enum` values of the fields that have them.
+    let enums: [[JSONValue]]
     /// Indices of required fields.
     let required: [Int]
     /// Indices of optional fields that have a default.
     let defaulted: [Int]
+    /// The defaults a plan gets, by which of ``defaulted`` it leaves out (bit j set: `defaulted[j]` is absent),
+    /// made here when there are at most ``maximumDefaultedFields``; `nil` with more (then made per plan).
+    let defaultSets: [PlanDefaults]?
+    /// Indices of the fields of type `property`, in manifest order.
+    let propertyFields: [Int]
+
+    /// With up to 6 defaulted fields, all 64 sets of them are made up front.
+    static let maximumDefaultedFields = 6
 
     init(_ fields: [FieldManifest]) {
         // Up to 8 fields are found by a linear scan (``PlanManifest/validate(_:)``), faster than hashing.
@@ -80,8 +108,30 @@ struct FieldLookup: Sendable {
             for (i, field) in fields.enumerated() where index[field.name] == nil { index[field.name] = i }
         }
         self.index = index
+        names = fields.map(\.name)
+        nameLengths = fields.map(\.name.utf8.count)
+        var enums: [[JSONValue]] = []
+        checks = fields.map {
+            if let values = $0.enumValues { enums.append(values) }
+            return Check(
+                type: $0.type, minimum: $0.minimum, maximum: $0.maximum, itemRange: $0.itemRange,
+                enumIndex: $0.enumValues == nil ? -1 : enums.count - 1)
+        }
+        self.enums = enums
         required = fields.indices.filter { fields[$0].required }
-        defaulted = fields.indices.filter { !fields[$0].required && fields[$0].defaultValue != nil }
+        let defaulted = fields.indices.filter { !fields[$0].required && fields[$0].defaultValue != nil }
+        self.defaulted = defaulted
+        propertyFields = fields.indices.filter { fields[$0].type == .property }
+        if defaulted.count <= Self.maximumDefaultedFields {
+            defaultSets = (0..<(1 << defaulted.count)).map { absent in
+                PlanDefaults(
+                    defaulted.indices.filter { absent & (1 << $0) != 0 }.map {
+                        (key: fields[defaulted[$0]].name, value: fields[defaulted[$0]].defaultValue!)
+                    })
+            }
+        } else {
+            defaultSets = nil
+        }
     }
 }
 
@@ -97,6 +147,12 @@ extension PlanManifest {
     /// - Throws: ``PlanValidationError`` naming the plan type, the field, the expected type or range
     ///   and the value found.
     public func validate(_ plan: Plan) throws(PlanValidationError) -> Plan {
+        try prepared(plan).plan
+    }
+
+    /// ``validate(_:)``, and the value of the plan's field of type `property` (given or by default) when the
+    /// declaration has exactly one, for the host's check that the target has it.
+    func prepared(_ plan: Plan) throws(PlanValidationError) -> (plan: Plan, property: String?) {
         guard plan.type == type else {
             throw PlanValidationError(
                 code: .wrongPlanType, planType: plan.type, field: nil, expected: "plan type \(JSONText.quoted(type))",
@@ -104,42 +160,54 @@ extension PlanManifest {
         }
         let values = plan.fields
         let fieldCount = fields.count
+        let checks = lookup.checks
+        let propertyField = lookup.propertyFields.count == 1 ? lookup.propertyFields[0] : -1
+        var property: String?
         // Which declared fields the plan gives: a bit mask for the first 64, an array beyond.
         var seenMask: UInt64 = 0
         var seenBeyond: [Bool] = fieldCount > 64 ? [Bool](repeating: false, count: fieldCount) : []
         for (key, value) in values {
             let i = indexOfField(named: key)
             guard i >= 0 else { throw unknownField(key) }
-            let field = fields[i]
-            if let code = field.problem(with: value) {
+            if let code = checks[i].problem(with: value, enums: lookup.enums) {
+                let field = fields[i]
                 throw PlanValidationError(
                     code: code, planType: type, field: field.name, expected: field.expectation,
                     found: JSONText.value(value))
             }
+            if i == propertyField, case .string(let name) = value { property = name }
             if i < 64 { seenMask |= 1 << UInt64(i) } else { seenBeyond[i] = true }
         }
         @inline(__always) func seen(_ i: Int) -> Bool { i < 64 ? seenMask & (1 << UInt64(i)) != 0 : seenBeyond[i] }
-        if values.count == fieldCount { return plan }
+        if values.count == fieldCount { return (plan, property) }
         for i in lookup.required where !seen(i) {
             let field = fields[i]
             throw PlanValidationError(
                 code: .missingField, planType: type, field: field.name, expected: field.expectation + " (required)",
                 found: "no value")
         }
-        var filled: [String: JSONValue]?
-        for i in lookup.defaulted where !seen(i) {
-            if filled == nil { filled = values }
-            filled![fields[i].name] = fields[i].defaultValue
+        if propertyField >= 0, !seen(propertyField), case .string(let name)? = fields[propertyField].defaultValue { property = name }
+        let defaults: PlanDefaults
+        if let sets = lookup.defaultSets {
+            // Which defaulted fields are absent, as a bit set over `lookup.defaulted`: the set made for them.
+            var absent = 0
+            for (j, i) in lookup.defaulted.enumerated() where !seen(i) { absent |= 1 << j }
+            guard absent != 0 else { return (plan, property) }
+            defaults = sets[absent]
+        } else {
+            let members = lookup.defaulted.filter { !seen($0) }.map { (key: fields[$0].name, value: fields[$0].defaultValue!) }
+            guard !members.isEmpty else { return (plan, property) }
+            defaults = PlanDefaults(members)
         }
-        guard let filled else { return plan }
-        return Plan(type: type, fields: filled)
+        return (Plan(type: type, fields: values, defaults: defaults), property)
     }
 
     /// The index of the declared field `name`, or -1.
     @inline(__always)
     private func indexOfField(named name: String) -> Int {
         if fields.count <= 8 {
-            for i in fields.indices where fields[i].name == name { return i }
+            let length = name.utf8.count
+            for i in lookup.nameLengths.indices where lookup.nameLengths[i] == length && lookup.names[i] == name { return i }
             return -1
         }
         return lookup.index[name] ?? -1
@@ -154,23 +222,24 @@ extension PlanManifest {
     }
 }
 
-extension FieldManifest {
+extension FieldLookup.Check {
     /// Why `value` does not fit this field, or `nil` when it does. Allocation-free when it fits.
-    func problem(with value: JSONValue) -> PlanValidationError.Code? {
+    /// - Parameter enums: where ``enumIndex`` points.
+    func problem(with value: JSONValue, enums: [[JSONValue]]) -> PlanValidationError.Code? {
         switch type {
         case .number, .integer:
             guard case .number(let n) = value, n.isFinite else { return .wrongType }
             if type == .integer && (n != n.rounded(.towardZero) || abs(n) > 9_007_199_254_740_992) { return .wrongType }
             if let minimum, n < minimum { return .outOfRange }
             if let maximum, n > maximum { return .outOfRange }
-            if let enumValues, !enumValues.contains(value) { return .notAllowed }
+            if enumIndex >= 0, !enums[enumIndex].contains(value) { return .notAllowed }
             return nil
         case .boolean:
             guard case .bool = value else { return .wrongType }
             return nil
         case .string:
             guard case .string = value else { return .wrongType }
-            if let enumValues, !enumValues.contains(value) { return .notAllowed }
+            if enumIndex >= 0, !enums[enumIndex].contains(value) { return .notAllowed }
             return nil
         case .property:
             guard case .string(let name) = value, !name.isEmpty else { return .wrongType }
@@ -193,6 +262,14 @@ extension FieldManifest {
             if !itemRange.contains(items.count) { return .wrongItemCount }
             return nil
         }
+    }
+}
+
+extension FieldManifest {
+    /// Why `value` does not fit this field, or `nil` when it does. Allocation-free when it fits.
+    func problem(with value: JSONValue) -> PlanValidationError.Code? {
+        FieldLookup.Check(type: type, minimum: minimum, maximum: maximum, itemRange: itemRange, enumIndex: enumValues == nil ? -1 : 0)
+            .problem(with: value, enums: enumValues.map { [$0] } ?? [])
     }
 
     /// What a value of this field must be, e.g. `a number in 0...3600 (s)`,

@@ -18,7 +18,8 @@ enum PlansInFlight {
         /// The JSON's length; 0 for a plan by handle, which no JSON call (length > 0) can match.
         let length: Int
         let type: String
-        let fields: [String: JSONValue]
+        /// The plan, whose fields are read in place (``Plan/subscript(_:)``, ``Plan/forEachField(_:)``): a plan
+        /// completed with defaults is never merged into one dictionary for this.
         let plan: Plan
     }
 
@@ -54,7 +55,7 @@ enum PlansInFlight {
     static func with<R>(_ plan: Plan, bytes: UnsafeBufferPointer<CChar>, _ body: () -> R) -> R {
         guard let start = bytes.baseAddress else { return body() }
         let stack = self.stack
-        stack.entries.append(Entry(start: UInt(bitPattern: start), length: bytes.count, type: plan.type, fields: plan.fields, plan: plan))
+        stack.entries.append(Entry(start: UInt(bitPattern: start), length: bytes.count, type: plan.type, plan: plan))
         defer { stack.entries.removeLast() }
         return body()
     }
@@ -68,7 +69,7 @@ enum PlansInFlight {
         let handle = lastHandle.wrappingAdd(1, ordering: .relaxed).newValue
         let mark = stack.texts.mark
         let depth = stack.entries.count
-        stack.entries.append(Entry(start: handle, length: 0, type: plan.type, fields: plan.fields, plan: plan))
+        stack.entries.append(Entry(start: handle, length: 0, type: plan.type, plan: plan))
         defer {
             // With the JSON buffers motion_plans_v1.json filled for it meanwhile (``registerJSON(_:of:)``).
             stack.entries.removeSubrange(depth...)
@@ -86,7 +87,7 @@ enum PlansInFlight {
     static func registerJSON(_ bytes: UnsafeBufferPointer<CChar>, of index: Int, in stack: ThreadStack) {
         guard let start = bytes.baseAddress, bytes.count > 0 else { return }
         let entry = stack.entries[index]
-        stack.entries.append(Entry(start: UInt(bitPattern: start), length: bytes.count, type: entry.type, fields: entry.fields, plan: entry.plan))
+        stack.entries.append(Entry(start: UInt(bitPattern: start), length: bytes.count, type: entry.type, plan: entry.plan))
     }
 
     /// The entry of the plan handed over by `handle` on this thread right now, innermost first, or `nil`.
@@ -109,7 +110,7 @@ enum PlansInFlight {
             var i = stack.entries.count - 1
             while i >= 0 {
                 if stack.entries[i].start == start, stack.entries[i].length == length {
-                    return member == "type" ? .string(stack.entries[i].type) : stack.entries[i].fields[member]
+                    return member == "type" ? .string(stack.entries[i].type) : stack.entries[i].plan[member]
                 }
                 i -= 1
             }

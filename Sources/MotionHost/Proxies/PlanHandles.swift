@@ -72,11 +72,12 @@ enum PlanLayouts {
 /// Thread rule: one thread's (``PlansInFlight``'s per-thread stack).
 final class TextArena {
     private static let chunkSize = 4096
-    private var chunks: [UnsafeMutablePointer<CChar>] = []
+    // One thread's, never used re-entrantly: no dynamic exclusivity checks (four per plan read).
+    @exclusivity(unchecked) private var chunks: [UnsafeMutablePointer<CChar>] = []
     /// Texts longer than a chunk, each in its own allocation, freed at ``reset(to:)``.
-    private var large: [UnsafeMutablePointer<CChar>] = []
-    private var chunk = 0
-    private var offset = 0
+    @exclusivity(unchecked) private var large: [UnsafeMutablePointer<CChar>] = []
+    @exclusivity(unchecked) private var chunk = 0
+    @exclusivity(unchecked) private var offset = 0
 
     /// Where the arena stands: ``reset(to:)`` frees what was copied after it.
     struct Mark {
@@ -152,7 +153,7 @@ private let hostPlanRead: @convention(c) (OpaquePointer?, motion_plan_layout, Un
     for i in 0..<count {
         out[i] = layout.pointee.isType[i] ? planField(.string(stack.entries[index].type), texts: texts) : motion_plan_field()
     }
-    for (key, value) in stack.entries[index].fields {
+    @inline(__always) func match(_ key: String, _ value: JSONValue) {
         var key = key
         key.withUTF8 { key in
             for i in 0..<count
@@ -161,6 +162,10 @@ private let hostPlanRead: @convention(c) (OpaquePointer?, motion_plan_layout, Un
             }
         }
     }
+    // The fields as given and the defaults the manifest filled in (a plan completed without a merged copy).
+    let (given, defaults) = stack.entries[index].plan.fieldParts
+    for (key, value) in given { match(key, value) }
+    for (key, value) in defaults { match(key, value) }
     return MOTION_OK
 }
 

@@ -149,15 +149,11 @@ public final class PluginHost: PerformerRegistry {
         let declaration = ClassDeclaration(manifest: entry.plugin, performer: entry.performer)
         let performerClass = PerformerClass(
             name: entry.performer.className, origin: entry.plugin.url.relativePath,
-            preparePlan: { plan in
-                guard let planManifest = declaration.plans[plan.type] else { return plan }
-                do {
-                    return try planManifest.validate(plan)
-                } catch let error as PlanValidationError {
-                    throw CommitError(code: .invalidPlan, message: error.message, underlying: error)
-                }
+            // Validation, defaults and the property check in one pass over the plan's fields.
+            preparePlanOnTarget: { plan, target in
+                guard let preparation = declaration.preparation(ofType: plan.type) else { return plan }
+                return try preparation.prepare(plan, on: target)
             },
-            checkPlanOnTarget: { plan, target in try Self.checkProperties(of: plan, on: target, declaration.propertyFields) },
             make: { [weak self] context in
                 guard let self else {
                     throw PluginError(code: .loadFailed, message: "the plugin host is gone", for: declaration.manifest)
@@ -173,9 +169,9 @@ public final class PluginHost: PerformerRegistry {
     final class ClassDeclaration {
         private(set) var manifest: PluginManifest
         private(set) var performer: PerformerManifest
-        private(set) var plans: [String: PlanManifest] = [:]
-        /// For plan types with fields of type `property`, those fields' names.
-        private(set) var propertyFields: [String: [String]] = [:]
+        private(set) var plans: [String: PlanPreparation] = [:]
+        /// The class's plan types in manifest order (the first of each type), for ``preparation(ofType:)``.
+        @exclusivity(unchecked) private var planList: [PlanPreparation] = []
 
         init(manifest: PluginManifest, performer: PerformerManifest) {
             self.manifest = manifest
@@ -186,29 +182,94 @@ public final class PluginHost: PerformerRegistry {
         func update(manifest: PluginManifest, performer: PerformerManifest) {
             self.manifest = manifest
             self.performer = performer
-            plans = Dictionary(performer.plans.map { ($0.type, $0) }, uniquingKeysWith: { first, _ in first })
-            propertyFields = plans.compactMapValues { plan -> [String]? in
-                let names = plan.fields.filter { $0.type == .property }.map(\.name)
-                return names.isEmpty ? nil : names
+            planList = []
+            plans = [:]
+            for plan in performer.plans where plans[plan.type] == nil {
+                let preparation = PlanPreparation(plan)
+                plans[plan.type] = preparation
+                planList.append(preparation)
             }
+        }
+
+        /// How plans of type `type` are checked: a class has a handful of plan types, so a scan comparing equal
+        /// strings (two equal small strings compare in one step) is cheaper than hashing the name.
+        func preparation(ofType type: String) -> PlanPreparation? {
+            if planList.count <= 8 {
+                for i in planList.indices where planList[i].type == type { return planList[i] }
+                return nil
+            }
+            return plans[type]
+        }
+    }
+
+    /// One plan type's checks at commit, made once per manifest read: the plan validated against its declaration
+    /// with defaults filled in (``PlanManifest/validate(_:)``), then each field of type `property` checked against
+    /// the target, in one pass over the plan's fields.
+    final class PlanPreparation {
+        let type: String
+        let manifest: PlanManifest
+        /// The names of the declaration's fields of type `property`, in manifest order.
+        private let propertyFields: [String]
+
+        init(_ manifest: PlanManifest) {
+            self.type = manifest.type
+            self.manifest = manifest
+            self.propertyFields = manifest.lookup.propertyFields.map { manifest.fields[$0].name }
+        }
+
+        /// The plan checked and completed, for `target`.
+        /// - Throws: ``CommitError`` `.invalidPlan` with the validation's message (plan type and field), or naming
+        ///   the property the target lacks.
+        func prepare(_ plan: Plan, on target: Target) throws(CommitError) -> Plan {
+            let prepared: (plan: Plan, property: String?)
+            do {
+                prepared = try manifest.prepared(plan)
+            } catch {
+                throw CommitError(code: .invalidPlan, message: error.message, underlying: error)
+            }
+            if propertyFields.count == 1 {
+                if let name = prepared.property, !hasProperty(named: name, target) {
+                    try PluginHost.checkProperty(name, field: propertyFields[0], on: target)
+                }
+            } else {
+                for field in propertyFields {
+                    if case .string(let name)? = prepared.plan[field] { try PluginHost.checkProperty(name, field: field, on: target) }
+                }
+            }
+            return prepared.plan
+        }
+
+        /// The property last found and the scene it was found in (plans of a type usually name the same property):
+        /// found again with no hashing of its name. The scene's own name for the id confirms it, so another scene
+        /// made where a freed one was is never misread. The host's thread rule makes this safe without a lock.
+        @exclusivity(unchecked) private var lastScene: ObjectIdentifier?
+        @exclusivity(unchecked) private var lastPropertyName = ""
+        @exclusivity(unchecked) private var lastProperty = PropertyID(rawValue: -1)
+
+        /// Whether `target` has a value for the property `name` (``Target/hasProperty(named:)``).
+        private func hasProperty(named name: String, _ target: Target) -> Bool {
+            let scene = target.scene
+            if lastScene == ObjectIdentifier(scene), lastPropertyName == name, scene.propertyName(lastProperty) == name {
+                return target[lastProperty] != nil
+            }
+            guard let id = scene.existingPropertyID(name) else { return false }
+            (lastScene, lastPropertyName, lastProperty) = (ObjectIdentifier(scene), name, id)
+            return target[id] != nil
         }
     }
 
     var declarations: [ClassKey: ClassDeclaration] = [:]
 
-    /// For plan types with fields of type `property`: checks that each names a property the target has
-    /// (with the nearest one suggested), so a typo fails the commit instead of creating a new property.
-    private static func checkProperties(of plan: Plan, on target: Target, _ propertyFields: [String: [String]]) throws {
-        guard !propertyFields.isEmpty, let fields = propertyFields[plan.type] else { return }
-        for field in fields {
-            guard case .string(let name)? = plan.fields[field], !target.hasProperty(named: name) else { continue }
-            let known = target.properties.map(\.name)
-            throw CommitError(
-                code: .invalidPlan,
-                message:
-                    "field \(JSONText.quoted(field)): target \(JSONText.quoted(target.id.name)) has no property \(JSONText.quoted(name))\(JSONText.suggestion(for: name, among: known)); its properties: \(known.isEmpty ? "none" : known.joined(separator: ", ")). To fix, name one of them, or give the target that property in the scene"
-            )
-        }
+    /// For a field of type `property`: checks that it names a property the target has (with the nearest one
+    /// suggested), so a typo fails the commit instead of creating a new property.
+    static func checkProperty(_ name: String, field: String, on target: Target) throws(CommitError) {
+        guard !target.hasProperty(named: name) else { return }
+        let known = target.properties.map(\.name)
+        throw CommitError(
+            code: .invalidPlan,
+            message:
+                "field \(JSONText.quoted(field)): target \(JSONText.quoted(target.id.name)) has no property \(JSONText.quoted(name))\(JSONText.suggestion(for: name, among: known)); its properties: \(known.isEmpty ? "none" : known.joined(separator: ", ")). To fix, name one of them, or give the target that property in the scene"
+        )
     }
 
     private func makePerformer(manifest: PluginManifest, performer: PerformerManifest, context: PerformerContext) throws -> any Performer {
@@ -317,21 +378,7 @@ public final class PluginHost: PerformerRegistry {
     /// - Returns: The sandbox, and the plugins of the group it refused (by plugin id), which are not to be used.
     /// - Throws: ``PluginError`` when it refused the first plugin (the sandbox is ended then), or could not start.
     func startSandbox(_ manifests: [PluginManifest], restarts: Int = 0) throws(PluginError) -> (IsolatedPlugin, refused: [String: PluginError]) {
-        let plugin = try IsolatedPlugin(
-            manifests: manifests, loader: loader, settings: isolation(of: manifests[0].id), timeout: pluginTimeout, logSink: logSink,
-            restarts: restarts)
-        var refused = plugin.refusals
-        for member in plugin.members where refusesCapabilityMismatches && !member.capabilityMismatches.isEmpty {
-            refused[member.manifest.id] = PluginError(
-                code: .invalidInterface,
-                message:
-                    "the manifest does not describe the library, so it is not used: \(member.capabilityMismatches.joined(separator: "; ")). plugins validate checks this too",
-                for: member.manifest)
-        }
-        if let error = refused[manifests[0].id], manifests.allSatisfy({ refused[$0.id] != nil }) {
-            plugin.shutDown()
-            throw error
-        }
+        let (plugin, refused) = try sandboxStart.start(manifests, restarts: restarts)
         plugin.onFailure = { [weak self] failure in self?.failures.append(failure) }
         return (plugin, refused)
     }
@@ -339,12 +386,16 @@ public final class PluginHost: PerformerRegistry {
     /// Starts a sandbox that must load every one of `manifests` (a restart or a reload of a sandbox group).
     /// - Throws: ``PluginError``: the first refusal; the sandbox is ended then.
     func startWholeSandbox(_ manifests: [PluginManifest], restarts: Int = 0) throws(PluginError) -> IsolatedPlugin {
-        let (plugin, refused) = try startSandbox(manifests, restarts: restarts)
-        if let error = manifests.lazy.compactMap({ refused[$0.id] }).first {
-            plugin.shutDown()
-            throw error
-        }
+        let plugin = try sandboxStart.startWhole(manifests, restarts: restarts)
+        plugin.onFailure = { [weak self] failure in self?.failures.append(failure) }
         return plugin
+    }
+
+    /// What starting a sandbox takes from this host, as a value that another thread may use (a reload's new sandbox
+    /// is started off the scheduler's thread, ``prepareReload(from:)``).
+    var sandboxStart: SandboxStart {
+        SandboxStart(
+            loader: loader, timeout: pluginTimeout, logSink: logSink, refusesCapabilityMismatches: refusesCapabilityMismatches)
     }
 
     /// Loads a plugin's library once: the trust checks and `dlopen` (``LibraryLoader``), then for a
@@ -390,6 +441,46 @@ public final class PluginHost: PerformerRegistry {
                 message:
                     "the manifest does not describe the library, so it is not used: \(mismatches.joined(separator: "; ")). plugins validate checks this too",
                 for: manifest)
+        }
+        return plugin
+    }
+}
+
+/// How a ``PluginHost`` starts sandboxes (its loader, `--plugin-timeout`, log sink and capability check), as a value
+/// that any thread may use: a reload's new sandbox is started on the watcher's thread. The sandbox it returns has no
+/// ``IsolatedPlugin/onFailure`` yet; the host sets it on the scheduler's thread when it takes the sandbox.
+struct SandboxStart: Sendable {
+    let loader: LibraryLoader
+    let timeout: Double?
+    let logSink: PluginLog.Sink?
+    let refusesCapabilityMismatches: Bool
+
+    /// Starts a sandbox for isolated plugins (``PluginHost/startSandbox(_:restarts:)``).
+    func start(_ manifests: [PluginManifest], restarts: Int) throws(PluginError) -> (IsolatedPlugin, refused: [String: PluginError]) {
+        let plugin = try IsolatedPlugin(
+            manifests: manifests, loader: loader, settings: loader.configuration.isolation(of: manifests[0].id), timeout: timeout,
+            logSink: logSink, restarts: restarts)
+        var refused = plugin.refusals
+        for member in plugin.members where refusesCapabilityMismatches && !member.capabilityMismatches.isEmpty {
+            refused[member.manifest.id] = PluginError(
+                code: .invalidInterface,
+                message:
+                    "the manifest does not describe the library, so it is not used: \(member.capabilityMismatches.joined(separator: "; ")). plugins validate checks this too",
+                for: member.manifest)
+        }
+        if let error = refused[manifests[0].id], manifests.allSatisfy({ refused[$0.id] != nil }) {
+            plugin.shutDown()
+            throw error
+        }
+        return (plugin, refused)
+    }
+
+    /// Starts a sandbox that must load every one of `manifests` (``PluginHost/startWholeSandbox(_:restarts:)``).
+    func startWhole(_ manifests: [PluginManifest], restarts: Int) throws(PluginError) -> IsolatedPlugin {
+        let (plugin, refused) = try start(manifests, restarts: restarts)
+        if let error = manifests.lazy.compactMap({ refused[$0.id] }).first {
+            plugin.shutDown()
+            throw error
         }
         return plugin
     }

@@ -103,8 +103,12 @@ extension PluginHost {
     ///
     /// An isolated plugin reloads by starting a new sandbox, which makes steps 2 and 3 in its process as a first
     /// load does; its performers are then switched to it (R43) and the old sandbox ended
-    /// (``switchSandbox(of:to:manifest:in:)``). A sandbox that cannot be started, or whose checks fail, leaves the old
+    /// (``switchSandbox(of:to:manifests:in:)``). A sandbox that cannot be started, or whose checks fail, leaves the old
     /// one running.
+    ///
+    /// This does every step here. A watcher does steps 1 and 2 (or starts the new sandbox) on its own thread as soon as
+    /// the file is complete (``reloadBasis(ofPlugin:)``, ``ReloadBasis/prepare()``, ``ReloadPreparer``), and the frame
+    /// boundary only the rest (``reload(_:in:)``).
     /// - Parameters:
     ///   - id: The plugin's id.
     ///   - scheduler: The scheduler whose performers this host makes; call between frames, on its thread.
@@ -115,15 +119,106 @@ extension PluginHost {
     ///   library and its entry).
     public func reload(pluginID id: String, in scheduler: Scheduler) throws(PluginError) -> PluginReload? {
         if case .failed? = loaded[id] { return try retryFirstLoad(of: id) }
-        guard let runningManifest = runningManifests[id] else { return nil }
-        if case .isolated(let running)? = loaded[id] {
-            return try reloadIsolated(id, running: running, manifest: runningManifest, in: scheduler)
+        guard let basis = reloadBasis(ofPlugin: id) else { return nil }
+        return try finishReload(basis.prepare(), in: scheduler)
+    }
+
+    /// ``reload(pluginID:in:)`` with steps 1 and 2 (or, isolated, the new sandbox) done already, off the scheduler's
+    /// thread (``ReloadBasis/prepare()``): what is left is the entry and the switch. When the plugin changed since its
+    /// basis was taken (another reload, a restart), the preparation is dropped and the reload done here from the start.
+    /// - Parameters:
+    ///   - prepared: A preparation from a basis of this host's (``reloadBasis(ofPlugin:)``).
+    ///   - scheduler: The scheduler whose performers this host makes; call between frames, on its thread.
+    /// - Returns: What was done, or `nil` when there was nothing to do.
+    /// - Throws: ``PluginError`` as ``reload(pluginID:in:)`` does; the preparation's own failure.
+    public func reload(_ prepared: PreparedReload, in scheduler: Scheduler) throws(PluginError) -> PluginReload? {
+        guard let current = reloadBasis(ofPlugin: prepared.basis.pluginID), current.isSame(as: prepared.basis) else {
+            prepared.discard()
+            return try reload(pluginID: prepared.basis.pluginID, in: scheduler)
         }
-        guard case .library(let running, let runningEntry)? = loaded[id] else { return nil }
-        let manifest = try rereadManifest(runningManifest)
-        let copy = try loader.loadNewCopy(of: manifest, replacing: running, runningSHA256: runningDigests[id])
+        return try finishReload(prepared, in: scheduler)
+    }
+
+    /// The identity of the code plugin `id` runs (its library, or its sandbox), or `nil` when it is not loaded: a
+    /// reload or a restart changes it (a reload of the manifest alone does not).
+    public func runningCode(ofPlugin id: String) -> ObjectIdentifier? {
+        switch loaded[id] {
+        case .library(let library, _)?: ObjectIdentifier(library)
+        case .isolated(let plugin)?: ObjectIdentifier(plugin)
+        case .failed?, nil: nil
+        }
+    }
+
+    /// What a reload of plugin `id` starts from, taken on the scheduler's thread: its running manifest and code, and
+    /// what a new sandbox needs. `nil` when the plugin is not loaded (or its first load failed: that reload is done on
+    /// the scheduler's thread, ``reload(pluginID:in:)``).
+    public func reloadBasis(ofPlugin id: String) -> ReloadBasis? {
+        guard let runningManifest = runningManifests[id] else { return nil }
+        switch loaded[id] {
+        case .library(let running, let entry)?:
+            return ReloadBasis(
+                pluginID: id, manifest: runningManifest,
+                running: .library(running, entry: entry, sha256: runningDigests[id]), loader: loader, sandboxStart: nil)
+        case .isolated(let running)?:
+            // A sandbox group starts again as a whole: this plugin's new library beside the others' running ones.
+            let ids = running.members.map(\.manifest.id).filter { if case .isolated(let p)? = loaded[$0] { p === running } else { false } }
+            let manifests = ids.map { runningManifests[$0] ?? running.members[running.member(of: $0)!].manifest }
+            let sha256 = running.member(of: id).map { running.members[$0].library.sha256 }
+            return ReloadBasis(
+                pluginID: id, manifest: runningManifest,
+                running: .isolated(running, ids: ids, manifests: manifests, sha256: sha256, hasFailed: running.failure != nil),
+                loader: loader, sandboxStart: sandboxStart)
+        case .failed?, nil:
+            return nil
+        }
+    }
+
+    /// Steps 3 and 4 of a reload (or an isolated plugin's switch to its new sandbox), on the scheduler's thread.
+    private func finishReload(_ prepared: PreparedReload, in scheduler: Scheduler) throws(PluginError) -> PluginReload? {
+        let id = prepared.basis.pluginID
+        let runningManifest = prepared.basis.manifest
+        let stage = try prepared.take()
+        switch (prepared.basis.running, stage) {
+        case (.isolated(_, let ids, _, let runningSHA256, let hasFailed), .sandbox(let manifest, let manifests, let fresh)):
+            fresh.onFailure = { [weak self] failure in self?.failures.append(failure) }
+            guard let member = fresh.member(of: id), runningSHA256 != nil else {
+                fresh.shutDown()
+                return nil
+            }
+            let library = fresh.members[member].library
+            let isNewLibrary = library.sha256 != runningSHA256 || library.sha256.isEmpty
+            guard isNewLibrary || manifest != runningManifest || hasFailed else {
+                fresh.shutDown()
+                return nil
+            }
+            do throws(CommitError) {
+                let recreations = try switchSandbox(
+                    of: ids.isEmpty ? [id] : ids, to: fresh, manifests: manifests.isEmpty ? [manifest] : manifests, in: scheduler,
+                    endingReplacedInBackground: true)
+                return PluginReload(
+                    pluginID: id, manifest: manifest.url, libraryPath: library.path, sha256: library.sha256,
+                    isNewLibrary: isNewLibrary, recreation: recreations[id] ?? PerformerRecreation())
+            } catch {
+                throw PluginError(
+                    code: .reloadRefused, message: "the plugin was not reloaded: \(error.message)", for: runningManifest, underlying: error)
+            }
+        case (.library(let running, let runningEntry, _), .library(let manifest, let copy)):
+            return try finishLibraryReload(
+                id, manifest: manifest, copy: copy, running: running, runningEntry: runningEntry, runningManifest: runningManifest,
+                in: scheduler)
+        default:
+            preconditionFailure("a reload prepared for another kind of plugin")
+        }
+    }
+
+    /// Steps 3 and 4 of an in-process reload, on the scheduler's thread.
+    private func finishLibraryReload(
+        _ id: String, manifest: PluginManifest, copy: LibraryCopy, running: LoadedLibrary, runningEntry: EntryPlugin?,
+        runningManifest: PluginManifest, in scheduler: Scheduler
+    ) throws(PluginError) -> PluginReload? {
         runningDigests[id] = runningDigests[id] ?? (copy.isNew ? nil : copy.sha256)
         guard copy.isNew || manifest != runningManifest else { return nil }
+        // Step 3 here: the ABI has motion_plugin_entry called on the scheduler's thread.
         let entry: EntryPlugin?
         if copy.isNew {
             entry = try entryPlugin(of: copy.library, manifest: manifest)
@@ -179,7 +274,7 @@ extension PluginHost {
     /// - Throws: ``PluginError``: why it still does not load (remembered, as a first load's failure is).
     private func retryFirstLoad(of id: String) throws(PluginError) -> PluginReload? {
         guard let catalogued = catalog.plugin(id: id) else { return nil }
-        let manifest = try rereadManifest(catalogued)
+        let manifest = try Self.rereadManifest(catalogued)
         loaded[id] = nil
         updateDeclarations(of: id, to: manifest)
         do throws(PluginError) {
@@ -201,7 +296,7 @@ extension PluginHost {
 
     /// Step 1 of a reload: the manifest read again from its file, and checked against the running one.
     /// - Throws: ``PluginError`` ``PluginError/Code/reloadRefused``.
-    func rereadManifest(_ runningManifest: PluginManifest) throws(PluginError) -> PluginManifest {
+    static func rereadManifest(_ runningManifest: PluginManifest) throws(PluginError) -> PluginManifest {
         let manifest: PluginManifest
         do throws(ManifestError) {
             manifest = try PluginManifest.load(contentsOf: runningManifest.url)
@@ -217,7 +312,7 @@ extension PluginHost {
     }
 
     /// A reload keeps the plugin's id, performer classes, their interfaces and plan types.
-    private func checkReloadable(_ manifest: PluginManifest, running: PluginManifest) throws(PluginError) {
+    private static func checkReloadable(_ manifest: PluginManifest, running: PluginManifest) throws(PluginError) {
         func shape(_ manifest: PluginManifest) -> [String] {
             // rawValue, not "\(interface)": describing an enum looks up its conformances, slow after a library is loaded.
             manifest.performers.map { $0.className + " (" + $0.interface.rawValue + "): " + $0.plans.map(\.type).sorted().joined(separator: ", ") }
@@ -239,5 +334,101 @@ extension PluginHost {
                     "the changed manifest changes the plugin's performer classes or plan types (\(before.joined(separator: "; ")) → \(after.joined(separator: "; "))), which a reload keeps; the old code keeps running. To fix, restart the host to take them",
                 for: running)
         }
+    }
+}
+
+/// What a reload of one plugin starts from (``PluginHost/reloadBasis(ofPlugin:)``): the running manifest and code, taken on
+/// the scheduler's thread, so that the slow half of the reload can run on another (``prepare()``) while frames go on.
+///
+/// Thread rule: taken and used by ``PluginHost`` on the scheduler's thread; ``prepare()`` from any thread.
+public struct ReloadBasis: @unchecked Sendable {
+    // @unchecked: the running plugin's objects are only compared by identity and read for immutable fields off the
+    // scheduler's thread; everything else is a value.
+    /// The plugin's id.
+    public let pluginID: String
+    /// The manifest it runs with.
+    let manifest: PluginManifest
+    enum Running {
+        case library(LoadedLibrary, entry: EntryPlugin?, sha256: String?)
+        /// `ids` and `manifests`: the plugins of its sandbox (one, or a sandbox group's running members).
+        case isolated(IsolatedPlugin, ids: [String], manifests: [PluginManifest], sha256: String?, hasFailed: Bool)
+    }
+    let running: Running
+    let loader: LibraryLoader
+    let sandboxStart: SandboxStart?
+
+    /// Whether `other` is a basis of the same running code (no reload or restart came in between).
+    func isSame(as other: ReloadBasis) -> Bool {
+        guard pluginID == other.pluginID, manifest == other.manifest else { return false }
+        switch (running, other.running) {
+        case (.library(let a, _, _), .library(let b, _, _)): return a === b
+        case (.isolated(let a, let ids, _, _, let failed), .isolated(let b, let otherIDs, _, _, let otherFailed)):
+            return a === b && ids == otherIDs && failed == otherFailed
+        default: return false
+        }
+    }
+
+    /// The slow half of a reload, on any thread: the manifest read again and checked (step 1 of
+    /// ``PluginHost/reload(pluginID:in:)``), then the library checked and loaded from a new sealed copy (step 2), or,
+    /// for an isolated plugin, a new sandbox started (which loads it with every check, its entry and ABI). The entry of
+    /// an in-process library (step 3, on the scheduler's thread by the C ABI) and the switch are left to
+    /// ``PluginHost/reload(_:in:)``.
+    /// - Returns: The preparation; a failure is kept in it and thrown by ``PluginHost/reload(_:in:)``.
+    public func prepare() -> PreparedReload {
+        do throws(PluginError) {
+            let manifest = try PluginHost.rereadManifest(self.manifest)
+            switch running {
+            case .library(let library, _, let sha256):
+                let copy = try loader.loadNewCopy(of: manifest, replacing: library, runningSHA256: sha256)
+                return PreparedReload(basis: self, stage: .success(.library(manifest: manifest, copy: copy)))
+            case .isolated(_, let ids, let runningManifests, _, _):
+                let manifests = ids.isEmpty ? [manifest] : zip(ids, runningManifests).map { $0 == pluginID ? manifest : $1 }
+                let fresh = try sandboxStart!.startWhole(manifests, restarts: 0)
+                return PreparedReload(basis: self, stage: .success(.sandbox(manifest: manifest, manifests: manifests, fresh: fresh)))
+            }
+        } catch {
+            return PreparedReload(basis: self, stage: .failure(error))
+        }
+    }
+}
+
+/// A reload whose slow half is done (``ReloadBasis/prepare()``), waiting for the scheduler's thread to finish it
+/// (``PluginHost/reload(_:in:)``). A new sandbox it holds and nobody takes is ended when it goes.
+///
+/// Thread rule: made on any thread, handed over once (behind a lock), then used on the scheduler's thread.
+public final class PreparedReload: @unchecked Sendable {
+    // @unchecked: handed from the preparing thread to the scheduler's through a lock, and used by one at a time.
+    /// What it was prepared from.
+    public let basis: ReloadBasis
+    enum Stage {
+        case library(manifest: PluginManifest, copy: LibraryCopy)
+        case sandbox(manifest: PluginManifest, manifests: [PluginManifest], fresh: IsolatedPlugin)
+    }
+    private var stage: Result<Stage, PluginError>?
+
+    init(basis: ReloadBasis, stage: Result<Stage, PluginError>) {
+        self.basis = basis
+        self.stage = stage
+    }
+
+    deinit { discard() }
+
+    /// The prepared stage, once.
+    func take() throws(PluginError) -> Stage {
+        guard let stage else { preconditionFailure("a prepared reload was taken twice") }
+        self.stage = nil
+        return try stage.get()
+    }
+
+    /// The prepared stage, left in place (for tests).
+    func peekStage() throws(PluginError) -> Stage {
+        guard let stage else { preconditionFailure("a prepared reload was taken already") }
+        return try stage.get()
+    }
+
+    /// Drops what was prepared: a new sandbox is ended (a library loaded stays loaded, as every library does).
+    public func discard() {
+        if case .success(.sandbox(_, _, let fresh))? = stage { fresh.shutDown() }
+        stage = nil
     }
 }

@@ -53,14 +53,15 @@ extension PluginHost {
     }
 
     /// Makes `fresh` the sandbox of the plugins `ids` (one, or a sandbox group's, with `manifests` in the same order)
-    /// and re-creates each plugin's performers in it (R43, one call per plugin, in order), between frames. When R43
+    /// and re-creates each plugin's performers in it (R43, one call per plugin, in order), between frames; the replaced
+    /// sandbox is ended then, or, with `endingReplacedInBackground` (a reload), on a thread of its own. When R43
     /// refuses (called at the wrong moment, or plans not kept: the same for every plugin, so the first call), nothing
     /// changes and `fresh` is ended.
     /// - Returns: What R43 re-created, by plugin id.
     /// - Throws: ``CommitError`` from ``Scheduler/recreatePerformers(of:)``.
-    func switchSandbox(of ids: [String], to fresh: IsolatedPlugin, manifests: [PluginManifest], in scheduler: Scheduler) throws(CommitError)
-        -> [String: PerformerRecreation]
-    {
+    func switchSandbox(
+        of ids: [String], to fresh: IsolatedPlugin, manifests: [PluginManifest], in scheduler: Scheduler, endingReplacedInBackground: Bool = false
+    ) throws(CommitError) -> [String: PerformerRecreation] {
         settlePendingWork(in: scheduler)
         let running = ids.map { loaded[$0] }
         let runningManifestsBefore = ids.map { runningManifests[$0] }
@@ -77,7 +78,7 @@ extension PluginHost {
         do {
             for id in ids { recreations[id] = try scheduler.recreatePerformers(of: performerClasses(ofPlugin: id)) }
             retiredPlugins += replaced
-            endRetiredSandboxes()
+            endRetiredSandboxes(inBackground: endingReplacedInBackground)
             return recreations
         } catch {
             for old in replaced { old.isBeingReplaced = false }
@@ -119,45 +120,15 @@ extension PluginHost {
     }
 
     /// Ends each replaced sandbox none of whose performers is left, and forgets it.
-    func endRetiredSandboxes() {
+    /// - Parameter inBackground: Whether their processes are ended on a thread of their own
+    ///   (``IsolatedPlugin/shutDownInBackground()``: a reload's old sandbox), not before this returns.
+    func endRetiredSandboxes(inBackground: Bool = false) {
         let ended = retiredPlugins.filter { !$0.hasLivePerformers }
         guard !ended.isEmpty else { return }
-        for plugin in ended { plugin.shutDown() }
+        for plugin in ended {
+            if inBackground { plugin.shutDownInBackground() } else { plugin.shutDown() }
+        }
         retiredPlugins.removeAll { plugin in ended.contains { $0 === plugin } }
         isolatedPlugins.removeAll { plugin in ended.contains { $0 === plugin } }
-    }
-
-    /// ``reload(pluginID:in:)`` for an isolated plugin: the manifest read and checked as in process, then a new
-    /// sandbox that loads the library on disk (every trust check, a new sealed copy, the entry and ABI), then the
-    /// switch (``switchSandbox(of:to:manifest:in:)``). A new sandbox starts the count of `maxRestarts` again.
-    /// - Returns: What was done, or `nil` when the library's bytes and the manifest are those running.
-    func reloadIsolated(_ id: String, running: IsolatedPlugin, manifest runningManifest: PluginManifest, in scheduler: Scheduler)
-        throws(PluginError) -> PluginReload?
-    {
-        let manifest = try rereadManifest(runningManifest)
-        // A sandbox group starts again as a whole: this plugin's new library beside the others' running ones.
-        let ids = running.members.map(\.manifest.id).filter { if case .isolated(let p)? = loaded[$0] { p === running } else { false } }
-        let manifests = ids.map { $0 == id ? manifest : runningManifests[$0] ?? running.members[running.member(of: $0)!].manifest }
-        let fresh = try startWholeSandbox(manifests.isEmpty ? [manifest] : manifests)
-        guard let member = fresh.member(of: id), let runningMember = running.member(of: id) else {
-            fresh.shutDown()
-            return nil
-        }
-        let library = fresh.members[member].library
-        let isNewLibrary = library.sha256 != running.members[runningMember].library.sha256 || library.sha256.isEmpty
-        guard isNewLibrary || manifest != runningManifest || running.failure != nil else {
-            fresh.shutDown()
-            return nil
-        }
-        do throws(CommitError) {
-            let recreations = try switchSandbox(
-                of: ids.isEmpty ? [id] : ids, to: fresh, manifests: manifests.isEmpty ? [manifest] : manifests, in: scheduler)
-            return PluginReload(
-                pluginID: id, manifest: manifest.url, libraryPath: library.path, sha256: library.sha256,
-                isNewLibrary: isNewLibrary, recreation: recreations[id] ?? PerformerRecreation())
-        } catch {
-            throw PluginError(
-                code: .reloadRefused, message: "the plugin was not reloaded: \(error.message)", for: runningManifest, underlying: error)
-        }
     }
 }

@@ -209,6 +209,22 @@ public final class PerformerContext: Sendable {
         return PropertyID(rawValue: id)
     }
 
+    /// How many components a property of the target has (`motion_host_v1.get_property`), without making the
+    /// array ``value(of:)`` returns: to check a plan's vector against the property it animates.
+    /// - Parameter property: the property's id.
+    /// - Returns: its component count (1 or more).
+    /// - Throws: as ``value(of:)``.
+    public func componentCount(of property: PropertyID) throws(PluginError) -> Int {
+        let (status, count) = try withLiveContext { handle in
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: 4) { host.getProperty(handle, property.rawValue, $0) }
+        }
+        // BUFFER_TOO_SMALL still gives the count (a property of more than 4 components).
+        guard status == MOTION_OK || status == MOTION_ERR_BUFFER_TOO_SMALL else {
+            throw PluginError(PluginError.Code(rawValue: status), "cannot read property \(property.rawValue) of \(targetName).")
+        }
+        return Int(count)
+    }
+
     /// Reads a property of the target (`motion_host_v1.get_property`).
     /// - Parameter property: the property's id.
     /// - Returns: its components (1 or more).
