@@ -2,113 +2,263 @@ import MotionAnimation
 import MotionPluginKit
 
 /// Performs `Tween`s: any number of properties of one target at once, one tween per property (a new
-/// tween on a property replaces the running one). Holds one is-active token while any tween runs.
+/// tween on a property replaces the running one). Holds one is-active token while any of its tweens runs.
 ///
-/// The tweens themselves are values in MotionAnimation's `TweenAnimations` (the frame arithmetic the
-/// benchmark's in-process Tween shares), keyed by the property's slot and id (``key(_:)``), so a frame
-/// writes through the slot with no lookup; what the frame does not need (the property's name for messages,
-/// the plan's name) waits in `plans`.
-final class TweenPerformer: SinglePlanPerformer, FrameUpdating {
-    /// What a running tween's messages and named removal need, by the tween's key.
-    private struct PlanInfo {
+/// Laid out for the frame loop: the performers created on one scheduler thread are members of one
+/// ``TweenBatch`` (the SDK's `FrameBatch`), which keeps every member's tweens as values in one MotionAnimation
+/// `TweenAnimations` (the frame arithmetic the benchmark's in-process Tween shares), keyed by the member's number
+/// and the property's slot (``TweenBatch/key(member:slot:)``). A frame advances a run of members in one pass over
+/// that buffer and queues the writes straight into the SDK's `set_slots` batch; a performer object is read by a
+/// frame only when one of its tweens starts (without `from`) or stops. What the frame does not need (the
+/// property's name for messages, the plan's name, each running tween's handle and component count) waits in
+/// `plans`, so that stopping this performer's tweens (a named removal, a replacing tween, its destruction) takes
+/// their handles from there and never scans the shared buffer.
+final class TweenPerformer: SinglePlanPerformer, BatchedFrameUpdating {
+    /// A property this performer has tweened while it runs: what its messages, named removal and a
+    /// replacing tween need, by the tween's key.
+    fileprivate struct PlanInfo {
         let key: Int64
+        let slot: PropertySlot
         let propertyName: String
-        let name: String?
+        var name: String?
+        /// The running tween's handle in the batch's `TweenAnimations`, `nil` once it has stopped.
+        var handle: TweenHandle?
+        /// The running tween's number of components (its `to`'s).
+        var componentCount: Int
     }
 
-    private let context: PerformerContext
-    private let animations = TweenAnimations()
-    private var plans: [PlanInfo] = []
-    private var token = ActivityToken()
+    let frameBatch: TweenBatch
+    fileprivate let context: PerformerContext
+    /// The performer's number in its batch (the high half of its tweens' keys).
+    fileprivate private(set) var member: Int32 = -1
+    @exclusivity(unchecked) fileprivate var plans: [PlanInfo] = []
+    @exclusivity(unchecked) fileprivate var runningCount = 0
+    @exclusivity(unchecked) fileprivate var token = ActivityToken()
 
     init(context: PerformerContext) {
         self.context = context
+        frameBatch = context.sharedFrameBatch { TweenBatch() }
+        member = frameBatch.join(self)
     }
 
     deinit {
         token.release(context)
+        frameBatch.leave(self)
     }
 
     func removePlan(named name: String) throws {
-        let keys = plans.filter { $0.name == name }.map(\.key)
-        guard !keys.isEmpty else { return }
-        animations.removeAll { keys.contains($0) }
-        forgetFinishedPlans()
-        if animations.isEmpty { token.release(context) }
+        var removed = 0
+        for index in plans.indices where plans[index].name == name {
+            guard let handle = plans[index].handle else { continue }
+            frameBatch.animations.remove(handle)
+            plans[index].handle = nil
+            removed += 1
+        }
+        guard removed > 0 else { return }
+        runningCount -= removed
+        if runningCount == 0 { stopRunning() }
     }
 
     func perform(_ tween: Tween, named name: String?) throws {
         let curve = try tween.validatedCurve()
-        // A property a running tween moves already has its id and slot (stable for the run): no host calls.
-        let knownIndex = plans.firstIndex { $0.propertyName == tween.property }
-        let known = knownIndex.map { plans[$0].key }
-        let property = try known.map { Self.slot($0).property } ?? context.propertyID(named: tween.property)
+        // A property this performer tweens already has its slot (stable for the run): no host calls.
+        let known = plans.firstIndex { $0.propertyName == tween.property }
+        let property = try known.map { plans[$0].slot.property } ?? context.propertyID(named: tween.property)
         // A vector of another length than the property's is a mistake in the plan, not a new shape for it.
         if let count = try? context.componentCount(of: property), count != tween.to.count {
             throw PluginError.invalidPlan(
                 field: "to", "has \(tween.to.count) components but \(tween.property) has \(count). To fix, give it \(count)")
         }
-        let key = try known ?? Self.key(context.slot(for: property))
-        animations.add(key: key, curve: curve, from: tween.from, to: tween.to, duration: tween.duration, delay: tween.delay)
-        // One entry per key (a key stands for one property): the replaced tween's, or a new one.
-        let info = PlanInfo(key: key, propertyName: tween.property, name: name)
-        if let knownIndex { plans[knownIndex] = info } else { plans.append(info) }
+        let slot = try known.map { plans[$0].slot } ?? context.slot(for: property)
+        let key = known.map { plans[$0].key } ?? TweenBatch.key(member: member, slot: slot)
+        // The running tween this one replaces, stopped by its handle (no scan of the shared buffer).
+        let replaced = known.flatMap { plans[$0].handle }
+        if let replaced { frameBatch.animations.remove(replaced) }
+        let handle = frameBatch.animations.add(
+            key: key, curve: curve, from: tween.from, to: tween.to, duration: tween.duration, delay: tween.delay,
+            replacingExisting: false)
+        if let known {
+            plans[known].name = name
+            plans[known].handle = handle
+            plans[known].componentCount = tween.to.count
+        } else {
+            plans.append(
+                PlanInfo(key: key, slot: slot, propertyName: tween.property, name: name, handle: handle, componentCount: tween.to.count))
+        }
+        if replaced == nil {
+            runningCount += 1
+            if runningCount == 1 { frameBatch.runningMembers += 1 }
+        }
         token.hold(context)
     }
 
-    func update(frame: Frame) {
-        let running = animations.count
-        let context = self.context
-        animations.advance(to: frame.time) { key in
-            self.startValue(key)
-        } write: { key, value in
-            do {
-                if value.count == 1 {
-                    try context.setValue(value.c0, at: Self.slot(key))
-                } else {
-                    try context.setValue(value.array, at: Self.slot(key))
-                }
-                return true
-            } catch {
-                self.writeFailed(key, error)
-                return false
-            }
-        }
-        if animations.count < running { forgetFinishedPlans() }
-        if animations.isEmpty { token.release(context) }
-    }
-
     /// The property's value when a tween without `from` starts (after its delay).
-    private func startValue(_ key: Int64) -> [Double]? {
-        let current = try? context.value(of: Self.slot(key).property)
-        if let current, let info = plans.first(where: { $0.key == key }),
-            let count = animations.componentCount(key: key), current.count != count
-        {
+    fileprivate func startValue(_ key: Int64) -> [Double]? {
+        guard let info = plans.first(where: { $0.key == key }) else { return nil }
+        let current = try? context.value(of: info.slot.property)
+        if let current, current.count != info.componentCount {
             context.log(
                 .warning,
-                "Tween on \(info.propertyName): the property has \(current.count) components, \"to\" has \(count); jumping to \"to\".")
+                "Tween on \(info.propertyName): the property has \(current.count) components, \"to\" has \(info.componentCount); jumping to \"to\".")
         }
         return current
     }
 
-    /// Logs a write the host refused (the tween stops).
-    private func writeFailed(_ key: Int64, _ error: any Error) {
-        let name = plans.first { $0.key == key }?.propertyName ?? "property \(Self.slot(key).property.rawValue)"
-        context.log(.error, "Tween on \(name) stopped: \(error)")
+    /// A write the batch's writer could not queue, made through this performer's context; `false` (and logged)
+    /// when the host refused it (the tween stops).
+    fileprivate func write(_ key: Int64, _ value: Components) -> Bool {
+        guard let info = plans.first(where: { $0.key == key }) else { return false }
+        do {
+            if value.count == 1 {
+                try context.setValue(value.c0, at: info.slot)
+            } else {
+                try context.setValue(value.array, at: info.slot)
+            }
+            return true
+        } catch {
+            context.log(.error, "Tween on \(info.propertyName) stopped: \(error)")
+            return false
+        }
     }
 
-    /// A tween's key: its property's slot (-1 from a host without slots) and id, in one number.
-    private static func key(_ slot: PropertySlot) -> Int64 {
-        Int64(slot.rawValue) << 32 | Int64(UInt32(bitPattern: slot.property.rawValue))
+    /// One of this performer's tweens stopped in a frame (its handle is free now); `true` when it was the last.
+    fileprivate func tweenStopped(_ key: Int64) -> Bool {
+        if let index = plans.firstIndex(where: { $0.key == key }) { plans[index].handle = nil }
+        runningCount -= 1
+        return runningCount == 0
     }
 
-    private static func slot(_ key: Int64) -> PropertySlot {
-        PropertySlot(
-            rawValue: Int32(truncatingIfNeeded: key >> 32), property: PropertyID(rawValue: Int32(truncatingIfNeeded: key)))
+    /// The last tween stopped: the token ends (R5–R7) and the finished plans are forgotten.
+    fileprivate func stopRunning() {
+        frameBatch.runningMembers -= 1
+        plans.removeAll()
+        token.release(context)
+    }
+}
+
+/// The tweens of every ``TweenPerformer`` created on one scheduler thread, and their frames: one pass over one
+/// buffer per run of members the host updates together.
+///
+/// Each update advances exactly the tweens of the members it is handed (`motion_frames_v1.update_many`): when
+/// those are all the members with a running tween (every member that runs one holds a token, and the host
+/// updates each performer that holds one), the pass takes every tween; otherwise (another scheduler's members
+/// share the thread, or the host splits a frame into runs) it first stamps the run's members and skips the
+/// tweens of the others, which keep their state untouched. Tokens of members whose last tween stopped end after
+/// the pass, in order, once the pass's writes have been handed to the host.
+///
+/// What costs per member or per tween, whatever the buffer holds: joining (a number, reused), leaving (its
+/// running tweens removed by handle, each in constant time; their records are dropped by the next pass), a
+/// tween's start, replacement and stop. A number a member leaves is given out again only once the buffer holds
+/// no removed record (every record of the member that had it has been dropped).
+final class TweenBatch: FrameBatch {
+    let animations = TweenAnimations()
+    /// The members by number (`nil`: a number free for reuse), unretained: a member leaves in its `deinit`.
+    @exclusivity(unchecked) private var members: ContiguousArray<Unmanaged<TweenPerformer>?> = []
+    /// Numbers free for a new member.
+    @exclusivity(unchecked) private var freeNumbers: [Int32] = []
+    /// Numbers of members that left, free once `animations` holds no removed record.
+    @exclusivity(unchecked) private var leftNumbers: [Int32] = []
+    /// How many members run at least one tween.
+    @exclusivity(unchecked) fileprivate var runningMembers = 0
+    /// Per member, the serial of the last update that included it (for a run of some of the members).
+    @exclusivity(unchecked) private var stamps: ContiguousArray<UInt64> = []
+    @exclusivity(unchecked) private var serial: UInt64 = 0
+    /// Members whose last tween stopped in the current pass.
+    @exclusivity(unchecked) private var stopped: ContiguousArray<Int32> = []
+
+    /// A number for a new member.
+    fileprivate func join(_ performer: TweenPerformer) -> Int32 {
+        if !leftNumbers.isEmpty, animations.hasNoRemovedRecords {
+            freeNumbers.append(contentsOf: leftNumbers)
+            leftNumbers.removeAll(keepingCapacity: true)
+        }
+        if let free = freeNumbers.popLast() {
+            members[Int(free)] = Unmanaged.passUnretained(performer)
+            return free
+        }
+        precondition(members.count < Int(Int32.max), "a TweenBatch has at most 2^31 - 1 members")
+        members.append(Unmanaged.passUnretained(performer))
+        stamps.append(0)
+        return Int32(members.count - 1)
     }
 
-    private func forgetFinishedPlans() {
-        let running = Set(animations.keys)
-        plans.removeAll { !running.contains($0.key) }
+    /// A member is destroyed (its token has ended): its running tweens are removed by handle, and its number is
+    /// free once their records have been dropped.
+    fileprivate func leave(_ performer: TweenPerformer) {
+        let member = performer.member
+        if performer.runningCount > 0 {
+            for info in performer.plans {
+                if let handle = info.handle { animations.remove(handle) }
+            }
+            runningMembers -= 1
+        }
+        members[Int(member)] = nil
+        leftNumbers.append(member)
     }
+
+    func update(_ run: FrameBatchMembers<TweenPerformer>, frame: Frame, writer: FrameBatchWriter) {
+        if run.count == runningMembers {
+            advance(to: frame, writer) { _ in true }
+        } else {
+            serial &+= 1
+            for performer in run { stamps[Int(performer.member)] = serial }
+            let serial = self.serial
+            stamps.withUnsafeBufferPointer { stamps in
+                advance(to: frame, writer) { key in stamps[Self.member(ofKey: key)] == serial }
+            }
+        }
+        guard !stopped.isEmpty else { return }
+        for member in stopped { members[Int(member)]?._withUnsafeGuaranteedRef { $0.stopRunning() } }
+        stopped.removeAll(keepingCapacity: true)
+    }
+
+    /// One pass over the buffer for the tweens whose key `isIncluded` (inlined twice: for every member, with no
+    /// test per tween, and for some).
+    @inline(__always)
+    private func advance(to frame: Frame, _ writer: FrameBatchWriter, where isIncluded: (Int64) -> Bool) {
+        // What runs per tween per frame is the curve and the queued write; what runs once per tween (its start
+        // value, a write the writer cannot queue, its end) is out of line, where it costs the loop nothing
+        // (inlined, the member lookups measured as 20 instructions a tween a frame).
+        animations.advance(to: frame.time, where: isIncluded) { key in
+            self.startValue(key)
+        } write: { key, value in
+            let slot = PropertySlot(rawValue: Int32(truncatingIfNeeded: key), property: PropertyID(rawValue: -1))
+            if value.count == 1
+                ? writer.queue(value.c0, at: slot) : writer.queue((value.c0, value.c1, value.c2, value.c3), count: value.count, at: slot)
+            {
+                return true
+            }
+            // The value as scalars: passed in registers, so that the loop does not build it in memory for a call
+            // it almost never makes (6 instructions a tween a frame, callgrind).
+            return self.writeThroughMember(key, value.count, value.c0, value.c1, value.c2, value.c3)
+        } finished: { key in
+            self.tweenStopped(key)
+        }
+    }
+
+    @inline(never)
+    private func startValue(_ key: Int64) -> [Double]? {
+        members[Self.member(ofKey: key)]?._withUnsafeGuaranteedRef { $0.startValue(key) }
+    }
+
+    @inline(never)
+    private func writeThroughMember(_ key: Int64, _ count: Int, _ c0: Double, _ c1: Double, _ c2: Double, _ c3: Double) -> Bool {
+        let value = Components(Array([c0, c1, c2, c3].prefix(count)))
+        return members[Self.member(ofKey: key)]?._withUnsafeGuaranteedRef { $0.write(key, value) } ?? false
+    }
+
+    @inline(never)
+    private func tweenStopped(_ key: Int64) {
+        let member = Self.member(ofKey: key)
+        if members[member]?._withUnsafeGuaranteedRef({ $0.tweenStopped(key) }) == true { stopped.append(Int32(member)) }
+    }
+
+    /// A tween's key: its member's number, and its property's slot (from a host without slots, ABI < 1.3, the
+    /// property's id with bit 31 set, so that the key still names one property and the writer never queues it).
+    static func key(member: Int32, slot: PropertySlot) -> Int64 {
+        let low = slot.rawValue >= 0 ? UInt32(bitPattern: slot.rawValue) : 0x8000_0000 | UInt32(bitPattern: slot.property.rawValue)
+        return Int64(member) << 32 | Int64(low)
+    }
+
+    static func member(ofKey key: Int64) -> Int { Int(key >> 32) }
 }

@@ -149,4 +149,108 @@ import Testing
         #expect(later[99] == [7, 8, 9])  // its first frame: read from the property, then at its start
         #expect(tweens.count == 32 && tweens.componentCount(key: 99) == 3 && tweens.componentCount(key: 7) == nil)
     }
+
+    @Test func aTweenRemovedByHandleWritesNothingMoreAndTheOthersKeepTheirOrderAndHandles() {
+        let tweens = TweenAnimations()
+        let handles = (1...4).map { tweens.add(key: Int64($0), curve: .linear, from: [0], to: [Double($0)], duration: 2, delay: 0) }
+        _ = frame(tweens, at: 0)
+        tweens.remove(handles[1])
+        #expect(tweens.keys == [1, 3, 4] && tweens.count == 3 && !tweens.hasNoRemovedRecords)
+        // The pass drops the removed record, moving the two after it; their handles still name them.
+        #expect(frame(tweens, at: 1) == [1: [0.5], 3: [1.5], 4: [2]])
+        #expect(tweens.hasNoRemovedRecords)
+        tweens.remove(handles[3])
+        #expect(frame(tweens, at: 1.5) == [1: [0.75], 3: [2.25]])
+        tweens.remove(handles[0])
+        #expect(tweens.keys == [3])
+        // A new tween gets a dropped record's handle only: key 2's or key 4's (dropped by the passes), not key 1's,
+        // whose record waits for the next pass (an add that looks for a tween to replace would scan and drop it).
+        let next = tweens.add(key: 5, curve: .linear, from: [0], to: [1], duration: 1, delay: 0, replacingExisting: false)
+        #expect(next != handles[0] && Set([handles[1], handles[3]]).contains(next))
+        #expect(frame(tweens, at: 2) == [3: [3], 5: [0]])
+        tweens.remove(next)
+        #expect(tweens.isEmpty)
+    }
+
+    @Test func aFinishedTweensHandleIsGivenOutAgainOnlyAfterItStopped() {
+        let tweens = TweenAnimations()
+        let short = tweens.add(key: 1, curve: .linear, from: [0], to: [1], duration: 0, delay: 0)
+        let long = tweens.add(key: 2, curve: .linear, from: [0], to: [1], duration: 10, delay: 0)
+        #expect(tweens.add(key: 3, curve: .linear, from: [0], to: [1], duration: 10, delay: 0) != short)
+        var finished: [Int64] = []
+        tweens.advance(to: 0, currentValue: { _ in nil }, write: { _, _ in true }) { finished.append($0) }
+        #expect(finished == [1])
+        let reused = tweens.add(key: 4, curve: .linear, from: [0], to: [1], duration: 10, delay: 0)
+        #expect(reused == short)
+        tweens.remove(long)
+        tweens.remove(reused)
+        #expect(tweens.keys == [3])
+    }
+
+    /// A handle names its record's unit: removing vectors (two units each) and scalars by handle, a frame's pass and
+    /// a compaction move the others, a vector's two units together, and each handle still stops its own tween.
+    @Test func handlesFollowScalarAndVectorTweensMovedByPassesAndCompactions() {
+        let tweens = TweenAnimations()
+        var handles: [Int64: TweenHandle] = [:]
+        for key in Int64(0)..<12 {
+            // 0, 3, 6 and 9 are vectors of 3 components; `to` is key × 10 plus the component's index.
+            let count = key % 3 == 0 ? 3 : 1
+            let to = (0..<count).map { Double(key) * 10 + Double($0) }
+            handles[key] = tweens.add(
+                key: key, curve: .linear, from: Array(repeating: 0, count: count), to: to, duration: 2, delay: 0, replacingExisting: false)
+        }
+        _ = frame(tweens, at: 0)
+        // A vector and a scalar removed ahead of the others: the pass moves each later tween down 3 units.
+        tweens.remove(handles[0]!)
+        tweens.remove(handles[1]!)
+        #expect(tweens.keys == Array(2..<12) && tweens.count == 10)
+        let half = frame(tweens, at: 1)
+        #expect(half.keys.sorted() == Array(2..<12) && tweens.hasNoRemovedRecords)
+        #expect(half[3] == [15, 15.5, 16] && half[9] == [45, 45.5, 46] && half[4] == [20])
+        tweens.remove(handles[3]!)
+        tweens.remove(handles[4]!)
+        #expect(tweens.keys == [2, 5, 6, 7, 8, 9, 10, 11])
+        // The sixth removal outnumbers the 4 running tweens: its compaction moves the vectors on 6 and 9 down.
+        for key: Int64 in [2, 5, 7] { tweens.remove(handles[key]!) }
+        #expect(!tweens.hasNoRemovedRecords)
+        tweens.remove(handles[8]!)
+        #expect(tweens.hasNoRemovedRecords && tweens.keys == [6, 9, 10, 11])
+        #expect(tweens.componentCount(key: 6) == 3 && tweens.componentCount(key: 10) == 1)
+        let next = tweens.add(key: 20, curve: .linear, from: [0, 0], to: [1, 2], duration: 1, delay: 0, replacingExisting: false)
+        #expect(Set([0, 1, 2, 3, 4, 5, 7, 8].map { handles[$0]! }).contains(next))
+        #expect(frame(tweens, at: 1.5) == [6: [45, 45.75, 46.5], 9: [67.5, 68.25, 69], 10: [75], 11: [82.5], 20: [0, 0]])
+        tweens.remove(handles[9]!)
+        tweens.remove(next)
+        #expect(tweens.keys == [6, 10, 11])
+        tweens.remove(handles[6]!)
+        #expect(frame(tweens, at: 2) == [10: [100], 11: [110]])
+        #expect(tweens.isEmpty && tweens.hasNoRemovedRecords)
+    }
+
+    /// Tearing down n running tweens by handle, in the order a scheduler destroys its performers (the order they
+    /// were made), in reverse, and interleaved with frames, visits O(n) records: removals are marked and dropped by
+    /// one pass, never found by a scan each (which made tearing down 1,000,000 TweenKit Tweens quadratic).
+    @Test(arguments: ["creation order", "reverse order", "with frames between"])
+    func tearingDown100000RunningTweensVisitsEachRecordAFewTimes(order: String) {
+        let n = 100_000
+        let tweens = TweenAnimations()
+        let handles = (0..<n).map {
+            tweens.add(key: Int64($0), curve: .easeInOut, from: [0], to: [1], duration: 10, delay: 0, replacingExisting: false)
+        }
+        tweens.advance(to: 0, currentValue: { _ in nil }) { _, _ in true }
+        let before = tweens.recordsVisited
+        #expect(before == n)
+        var frames = 0
+        for (i, handle) in (order == "reverse order" ? handles.reversed() : handles).enumerated() {
+            tweens.remove(handle)
+            if order == "with frames between", i % 10_000 == 9_999 {
+                tweens.advance(to: Double(i) / 1e5, currentValue: { _ in nil }) { _, _ in true }
+                frames += 1
+            }
+        }
+        #expect(tweens.isEmpty && tweens.hasNoRemovedRecords)
+        // Each compaction visits the buffer and halves it at least (2n in all), each frame visits it once.
+        #expect(tweens.recordsVisited - before <= 2 * n + frames * n)
+        #expect(tweens.recordsVisited - before >= n)
+    }
 }

@@ -306,4 +306,79 @@ struct TweenKitTests {
         plugin.updateMany([first, second], index: 2, time: 1, delta: 0.5)
         #expect(context.value("x") == [275])  // 50 + (500 - 50) * 0.5, written after the first's 100
     }
+
+    @Test("update_many of some of the performers sharing a batch moves only their tweens; the others wait untouched")
+    func updateManyOfSomeMembers() throws {
+        // Both performers are created on this thread, so their tweens share one TweenBatch; the host updates the
+        // second only from t = 1 (as a performer of another scheduler, or of a later run, would be).
+        let contexts = [FakeContext(target: "some-0"), FakeContext(target: "some-1")]
+        let performers = try contexts.map { context in try #require(plugin.create("TweenPerformer", for: context).0) }
+        defer { performers.forEach(plugin.destroy) }
+        for performer in performers {
+            let plan = #"{"type":"Tween","property":"x","from":[0],"to":[10],"duration":1,"timing":"linear"}"#
+            #expect(plugin.add(plan, to: performer).0 == MOTION_OK)
+        }
+        plugin.updateMany([performers[0]], index: 0, time: 0, delta: 0)
+        plugin.updateMany([performers[0]], index: 1, time: 0.5, delta: 0.5)
+        #expect(contexts.map { $0.value("x") } == [[5], nil])
+        // The second's tween starts at its first frame, t = 1.
+        plugin.updateMany(performers, index: 2, time: 1, delta: 0.5)
+        #expect(contexts.map { $0.value("x") } == [[10], [0]])
+        #expect(contexts.map(\.activeTokenCount) == [0, 1])
+        plugin.updateMany([performers[1]], index: 3, time: 1.5, delta: 0.5)
+        #expect(contexts.map { $0.value("x") } == [[10], [5]])
+        plugin.updateMany([performers[1]], index: 4, time: 2, delta: 0.5)
+        #expect(contexts.map { $0.value("x") } == [[10], [10]])
+        #expect(contexts.map(\.activeTokenCount) == [0, 0])
+    }
+
+    @Test("A destroyed performer's running tweens leave the shared batch; a new performer reuses its number")
+    func destroyedMemberLeavesBatch() throws {
+        let contexts = [FakeContext(target: "leave-0"), FakeContext(target: "leave-1"), FakeContext(target: "leave-2")]
+        let first = try #require(plugin.create("TweenPerformer", for: contexts[0]).0)
+        let second = try #require(plugin.create("TweenPerformer", for: contexts[1]).0)
+        let plan = #"{"type":"Tween","property":"x","from":[0],"to":[10],"duration":1,"timing":"linear"}"#
+        #expect(plugin.add(plan, to: first).0 == MOTION_OK)
+        #expect(plugin.add(plan, to: second).0 == MOTION_OK)
+        plugin.updateMany([first, second], index: 0, time: 0, delta: 0)
+        plugin.destroy(first)
+        #expect(contexts[0].activeTokenCount == 0)
+        // The third takes the first's number: none of the first's tweens may move it.
+        let third = try #require(plugin.create("TweenPerformer", for: contexts[2]).0)
+        defer { [second, third].forEach(plugin.destroy) }
+        #expect(plugin.add(#"{"type":"Tween","property":"y","from":[0],"to":[4],"duration":1,"timing":"linear"}"#, to: third).0 == MOTION_OK)
+        plugin.updateMany([second, third], index: 1, time: 0.5, delta: 0.5)
+        #expect(contexts.map { $0.value("x") } == [[0], [5], nil])
+        #expect(contexts[2].value("y") == [0])
+        plugin.updateMany([second, third], index: 2, time: 1, delta: 0.5)
+        #expect(contexts[1].value("x") == [10])
+        #expect(contexts[2].value("y") == [2])
+        #expect(contexts.map(\.activeTokenCount) == [0, 0, 1])
+    }
+
+    @Test("A named removal and a replacing tween stop their own tween by its handle; the batch's others run on")
+    func namedRemovalAndReplacementInASharedBatch() throws {
+        let contexts = [FakeContext(target: "own-0"), FakeContext(target: "own-1")]
+        let performers = try contexts.map { context in try #require(plugin.create("TweenPerformer", for: context).0) }
+        defer { performers.forEach(plugin.destroy) }
+        let x = #"{"type":"Tween","property":"x","from":[0],"to":[10],"duration":1,"timing":"linear"}"#
+        #expect(plugin.add(x, named: "slide", to: performers[0]).0 == MOTION_OK)
+        #expect(plugin.add(#"{"type":"Tween","property":"y","from":[0],"to":[4],"duration":1,"timing":"linear"}"#, to: performers[0]).0 == MOTION_OK)
+        #expect(plugin.add(x, to: performers[1]).0 == MOTION_OK)
+        plugin.updateMany(performers, index: 0, time: 0, delta: 0)
+        #expect(plugin.removePlan(named: "slide", from: performers[0]) == MOTION_OK)
+        // The second's x is replaced: the new tween starts at its first frame, t = 0.5.
+        #expect(
+            plugin.add(#"{"type":"Tween","property":"x","from":[100],"to":[200],"duration":1,"timing":"linear"}"#, to: performers[1]).0 == MOTION_OK)
+        plugin.updateMany(performers, index: 1, time: 0.5, delta: 0.5)
+        #expect(contexts.map { $0.value("x") } == [[0], [100]])
+        #expect(contexts[0].value("y") == [2])
+        plugin.updateMany(performers, index: 2, time: 1, delta: 0.5)
+        #expect(contexts.map { $0.value("x") } == [[0], [150]])
+        #expect(contexts[0].value("y") == [4])
+        #expect(contexts.map(\.activeTokenCount) == [0, 1])
+        plugin.updateMany([performers[1]], index: 3, time: 1.5, delta: 0.5)
+        #expect(contexts[1].value("x") == [200])
+        #expect(contexts.map(\.activeTokenCount) == [0, 0])
+    }
 }

@@ -22,8 +22,11 @@ final class PlanTable: Sendable {
     /// For a `SinglePlanPerformer` whose plan type reads itself: reading and performing with no existential box
     /// or cast in between.
     let typedAdd: TypedAdd?
+    /// For a `BatchedFrameUpdating` class: how `update_many` runs its batch.
+    let batchRunner: FrameBatchRunner?
     init(types: [String: any PluginPlan.Type], performer: (any PluginPerformer.Type)? = nil) {
         self.types = types
+        self.batchRunner = performer.flatMap { FrameBatchRunner.make($0) }
         self.layout = PlanLayout(types: types.keys.sorted().compactMap { types[$0] })
         self.readers = types.compactMapValues { $0 as? any PlanFieldReading.Type }
         self.typedAdd = (performer as? any SinglePlanPerformer.Type).flatMap { TypedAdd.make($0) }
@@ -60,6 +63,9 @@ final class PerformerBox {
     // reads come first, in the object's first cache line (declaration order is layout order).
     let frameUpdating: (any FrameUpdating)?
     let context: PerformerContext
+    /// The performer's `FrameBatch` (a `BatchedFrameUpdating` performer's), which `update_many` runs instead of
+    /// `frameUpdating` for each run of its members.
+    let frameBatch: AnyObject?
     let performer: any PluginPerformer
     let deviceMotionReceiving: (any DeviceMotionReceiving)?
     let plans: PlanTable
@@ -70,6 +76,7 @@ final class PerformerBox {
         self.deviceMotionReceiving = performer as? any DeviceMotionReceiving
         self.context = context
         self.plans = plans
+        self.frameBatch = plans.batchRunner?.batchOf(performer)
     }
 
     /// The box behind a `motion_performer *` (not retained).
@@ -418,9 +425,15 @@ func sdkGetExtension(_ id: UnsafePointer<CChar>?) -> UnsafeRawPointer? {
 }
 
 func sdkUpdate(_ performer: OpaquePointer?, _ frame: UnsafePointer<motion_frame>?) {
+    guard let performer, let frame else { return }
+    if PerformerBox.from(performer).frameBatch != nil {
+        // A batch's member: its batch's update of it alone, its writes queued as in update_many.
+        var one: OpaquePointer? = performer
+        sdkUpdateMany(&one, 1, frame)
+        return
+    }
     // Writes queued during update_many (this call may be nested in one) reach the host before it returns.
     defer { PropertyWriteQueue.flushActive() }
-    guard let performer, let frame else { return }
     let value = readCovered(frame, zero: motion_frame())
     // The per-frame path: borrow the box (the host keeps it alive until destroy_performer) instead of
     // retaining it, which measured as a fifth of the boundary's cost.
@@ -441,15 +454,49 @@ func sdkUpdateMany(_ performers: UnsafePointer<OpaquePointer?>?, _ count: Int, _
     defer { queue?.putBack() }
     let pending = queue.map { Unmanaged.passUnretained($0) }
     PropertyWriteQueue.activating(queue) {
-        for performer in members {
-            guard let performer else { continue }
+        var index = 0
+        while index < count {
+            guard let performer = members[index] else {
+                index += 1
+                continue
+            }
             Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(performer))._withUnsafeGuaranteedRef { box in
+                if let batch = box.frameBatch, let runner = box.plans.batchRunner {
+                    // The run of this batch's members that starts here, updated in one call.
+                    var end = index + 1
+                    while end < count, let next = members[end],
+                        Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(next))._withUnsafeGuaranteedRef({ $0.frameBatch === batch })
+                    {
+                        end += 1
+                    }
+                    let run = UnsafeBufferPointer(rebasing: members[index..<end])
+                    if box.context.host.slots != nil {
+                        runner.run(batch, run, swiftFrame, FrameBatchWriter(queue: pending, context: box.context.handle.raw))
+                    } else {
+                        // No slots (a host older than ABI 1.3): the batch writes through its members' contexts,
+                        // which queue for set_properties as around a performer's own update.
+                        setPendingWrites(pending, of: run)
+                        runner.run(batch, run, swiftFrame, FrameBatchWriter(queue: nil, context: nil))
+                        setPendingWrites(nil, of: run)
+                    }
+                    index = end
+                    return
+                }
                 let previous = box.context.pendingWrites
                 box.context.pendingWrites = pending
                 box.frameUpdating?.update(frame: swiftFrame)
                 box.context.pendingWrites = previous
+                index += 1
             }
         }
+    }
+}
+
+/// Sets the pending-write queue of each performer of `run`.
+private func setPendingWrites(_ queue: Unmanaged<PropertyWriteQueue>?, of run: UnsafeBufferPointer<OpaquePointer?>) {
+    for performer in run {
+        guard let performer else { continue }
+        Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(performer))._withUnsafeGuaranteedRef { $0.context.pendingWrites = queue }
     }
 }
 

@@ -1,0 +1,236 @@
+import CMotionABI
+import CMotionPluginKitSupport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The per-frame work of many performers of one class, done in one call: a performer class whose frame is
+/// cheap per performer (a tween: about 100 instructions) keeps its performers' state in one of these, as
+/// values in flat storage, and advances them in one pass instead of the SDK calling each performer's
+/// ``FrameUpdating/update(frame:)``.
+///
+/// Where members of one batch come one after another in a `motion_frames_v1.update_many` call (which this
+/// host makes with the performers of one scheduler), the SDK calls ``update(_:frame:writer:)`` once for that
+/// run; the order of the host's performers is unchanged around it. Each ``update(_:frame:writer:)`` must have
+/// the effect of calling `update(frame:)` for each of `members` in turn (`motion_frames_v1.update_many`), so
+/// it advances exactly the members it is given: a batch shared by the performers of several schedulers on one
+/// thread (``PerformerContext/sharedFrameBatch(_:)``) is handed each scheduler's members in their own call.
+///
+/// ```swift
+/// final class BlinkBatch: FrameBatch {
+///     func update(_ members: FrameBatchMembers<BlinkPerformer>, frame: Frame, writer: FrameBatchWriter) {
+///         for performer in members { performer.advance(to: frame, writer) }
+///     }
+/// }
+/// final class BlinkPerformer: SinglePlanPerformer, BatchedFrameUpdating {
+///     let frameBatch: BlinkBatch
+///     init(context: PerformerContext) { frameBatch = context.sharedFrameBatch { BlinkBatch() } ... }
+/// }
+/// ```
+///
+/// Thread rule: called on the scheduler thread, like every performer call (`motion_plugin.h`).
+public protocol FrameBatch: AnyObject {
+    /// The performer class whose instances are this batch's members.
+    associatedtype Member: BatchedFrameUpdating where Member.Batch == Self
+
+    /// Advances `members` to `frame`, as that many calls of their `update(frame:)` in the order given would.
+    /// - Parameters:
+    ///   - members: At least one member, each holding an is-active token when the call began (the host updates
+    ///     only those, `motion_frames_v1`); valid during the call only.
+    ///   - frame: The frame's index, time and delta (s).
+    ///   - writer: Queues property writes by slot for the host's next `set_slots` batch; valid during the call.
+    func update(_ members: FrameBatchMembers<Member>, frame: Frame, writer: FrameBatchWriter)
+}
+
+/// A frame-updated performer whose frames its ``frameBatch`` performs, with those of the other members that the
+/// host updates right before or after it (``FrameBatch``).
+///
+/// Its `update(frame:)` (a host that updates one performer at a time: `motion_frames_v1.update`) is the batch's
+/// update of this performer alone; do not replace it.
+public protocol BatchedFrameUpdating: FrameUpdating {
+    /// The batch type.
+    associatedtype Batch: FrameBatch where Batch.Member == Self
+
+    /// The batch this performer is a member of. Read once, when the host creates the performer: keep it for
+    /// the performer's life.
+    var frameBatch: Batch { get }
+}
+
+extension BatchedFrameUpdating {
+    /// The batch's ``FrameBatch/update(_:frame:writer:)`` of this performer alone, its writes handed to the
+    /// host before this returns.
+    /// - Parameter frame: The frame.
+    public func update(frame: Frame) {
+        let writer = FrameBatchWriter(queue: nil, context: nil)
+        frameBatch.update(FrameBatchMembers(single: self), frame: frame, writer: writer)
+    }
+}
+
+/// The members of one run of a ``FrameBatch``'s update: a random-access collection of the performers, in the
+/// host's order. Valid during the call only (it reads the host's array of the call); do not keep it.
+public struct FrameBatchMembers<Member: BatchedFrameUpdating>: RandomAccessCollection {
+    /// The run's `motion_performer *`s (the SDK's boxes), or empty with ``single`` set.
+    private let boxes: UnsafeBufferPointer<OpaquePointer?>
+    private let single: Member?
+
+    init(boxes: UnsafeBufferPointer<OpaquePointer?>) {
+        self.boxes = boxes
+        self.single = nil
+    }
+
+    init(single: Member) {
+        self.boxes = UnsafeBufferPointer(start: nil, count: 0)
+        self.single = single
+    }
+
+    /// 0.
+    public var startIndex: Int { 0 }
+
+    /// The number of members.
+    public var endIndex: Int { single == nil ? boxes.count : 1 }
+
+    /// The member at `index` (0..<count).
+    public subscript(index: Int) -> Member {
+        if let single {
+            precondition(index == 0, "index \(index) of one member")
+            return single
+        }
+        // Every entry is a live box of this batch's class (the SDK builds the run from them).
+        return Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(boxes[index]!))._withUnsafeGuaranteedRef {
+            unsafeDowncast($0.performer, to: Member.self)
+        }
+    }
+}
+
+/// Where a ``FrameBatch`` queues its members' property writes: straight into the SDK's `set_slots` batch
+/// (`motion_property_slots_v1`, ABI 1.3, motion/slots.h), with no per-write call, lookup or context. Writes reach
+/// the host in the order queued, before any other host call made on the scheduler thread and before the
+/// frame's plugin function returns (the ordering rule of `set_properties`, motion/host.h).
+///
+/// A write it cannot queue (no slot from an older host, a non-finite value, or an update outside
+/// `update_many`) is the caller's to make through the member's own context (``PerformerContext/setValue(_:at:)-(Double,_)``),
+/// which throws the host's reason for refusing it.
+public struct FrameBatchWriter {
+    @usableFromInline let queue: Unmanaged<PropertyWriteQueue>?
+    /// The `motion_host_context *` the writes go under: a context of the run's scene (set_slots takes any).
+    @usableFromInline let context: OpaquePointer?
+    /// 2^31 with a queue and a context, else 0: a slot below it as a `UInt32` is one from the host (>= 0) that
+    /// this writer can queue, in one compare.
+    @usableFromInline let slotBound: UInt32
+
+    init(queue: Unmanaged<PropertyWriteQueue>?, context: OpaquePointer?) {
+        self.queue = queue
+        self.context = context
+        if let queue, let context {
+            slotBound = 0x8000_0000
+            // Writes queued with this writer go under `context` unless others are queued already (one scene's).
+            queue._withUnsafeGuaranteedRef { $0.prepareSlots(context) }
+        } else {
+            slotBound = 0
+        }
+    }
+
+    /// Queues a one-component write by slot.
+    /// - Parameters:
+    ///   - value: the value.
+    ///   - slot: a slot from ``PerformerContext/slot(for:)`` of a member of this run.
+    /// - Returns: `true` when queued; `false`, queuing nothing, when the slot is -1 (a host older than ABI 1.3),
+    ///   the value is not finite, or there is no queue (then write through the member's context).
+    @inlinable @inline(__always)
+    public func queue(_ value: Double, at slot: PropertySlot) -> Bool {
+        // One compare for "a slot from the host" and "a writer with a queue", one for finiteness (x - x is NaN for an
+        // infinity or a NaN).
+        guard UInt32(bitPattern: slot.rawValue) < slotBound, value - value == 0 else { return false }
+        queue.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.appendSlotUnderContext(slot.rawValue, value) }
+        return true
+    }
+
+    /// Queues a write of `count` components by slot.
+    /// - Parameters:
+    ///   - components: the value's components; those at `count` and after are ignored.
+    ///   - count: 1 to 4 (`MOTION_PROPERTY_MAX_COMPONENTS`).
+    ///   - slot: a slot from ``PerformerContext/slot(for:)`` of a member of this run.
+    /// - Returns: as ``queue(_:at:)-(Double,_)``, and `false` for a `count` outside 1...4.
+    @inlinable
+    public func queue(_ components: (Double, Double, Double, Double), count: Int, at slot: PropertySlot) -> Bool {
+        guard (1...Int(MOTION_PROPERTY_MAX_COMPONENTS)).contains(count), slot.rawValue >= 0, let queue, let context else { return false }
+        return withUnsafePointer(to: components) { tuple in
+            tuple.withMemoryRebound(to: Double.self, capacity: 4) { values in
+                let buffer = UnsafeBufferPointer(start: values, count: count)
+                guard buffer.allSatisfy({ $0 - $0 == 0 }) else { return false }
+                queue._withUnsafeGuaranteedRef { $0.appendSlot(context, slot.rawValue, buffer) }
+                return true
+            }
+        }
+    }
+}
+
+extension PerformerContext {
+    /// The batch of type `B` that the performers created on this thread share while any of them lives, made
+    /// by `make` when none does: call it from `init(context:)` (the scheduler thread) and keep the result as
+    /// the performer's ``BatchedFrameUpdating/frameBatch``.
+    ///
+    /// The SDK holds the batch weakly, per thread: the performers keep it alive, and it goes with the last of
+    /// them (a reloaded plugin makes a new one). A thread that runs several schedulers shares one batch among
+    /// them; each `update_many` call still hands it only the members of its own scheduler.
+    /// - Parameter make: makes a new, empty batch.
+    /// - Returns: the thread's live batch of type `B`, or the new one.
+    public func sharedFrameBatch<B: FrameBatch>(_ make: () -> B) -> B {
+        let batches = ThreadFrameBatches.current
+        let id = ObjectIdentifier(B.self)
+        if let live = batches.batches[id]?.batch as? B { return live }
+        let batch = make()
+        batches.batches[id] = WeakFrameBatch(batch: batch)
+        return batch
+    }
+}
+
+/// A batch the SDK holds weakly.
+private struct WeakFrameBatch {
+    weak var batch: AnyObject?
+}
+
+/// This thread's shared batches by type (``PerformerContext/sharedFrameBatch(_:)``); freed when the thread ends.
+private final class ThreadFrameBatches {
+    var batches: [ObjectIdentifier: WeakFrameBatch] = [:]
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { batches in
+            if let batches { Unmanaged<ThreadFrameBatches>.fromOpaque(batches).release() }
+        }
+        return key
+    }()
+
+    static var current: ThreadFrameBatches {
+        if let raw = pthread_getspecific(key) { return Unmanaged<ThreadFrameBatches>.fromOpaque(raw).takeUnretainedValue() }
+        let batches = ThreadFrameBatches()
+        pthread_setspecific(key, Unmanaged.passRetained(batches).toOpaque())
+        return batches
+    }
+}
+
+/// How the SDK runs a performer class's ``FrameBatch``: made once per `BatchedFrameUpdating` class, so that
+/// `update_many` calls the batch with no cast.
+struct FrameBatchRunner: Sendable {
+    /// Updates the run `boxes` (boxes of this class, all with the batch `batch`).
+    let run: @Sendable (_ batch: AnyObject, _ boxes: UnsafeBufferPointer<OpaquePointer?>, Frame, FrameBatchWriter) -> Void
+    /// The batch of a performer of this class.
+    let batchOf: @Sendable (any PluginPerformer) -> AnyObject
+
+    static func make(_ type: any PluginPerformer.Type) -> FrameBatchRunner? {
+        guard let batched = type as? any BatchedFrameUpdating.Type else { return nil }
+        return typed(batched)
+    }
+
+    private static func typed<P: BatchedFrameUpdating>(_: P.Type) -> FrameBatchRunner {
+        FrameBatchRunner(
+            run: { batch, boxes, frame, writer in
+                unsafeDowncast(batch, to: P.Batch.self).update(FrameBatchMembers(boxes: boxes), frame: frame, writer: writer)
+            },
+            batchOf: { unsafeDowncast($0, to: P.self).frameBatch })
+    }
+}
