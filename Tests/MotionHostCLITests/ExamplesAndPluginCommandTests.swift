@@ -64,7 +64,7 @@ private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
     }
 
     @Test func validatePassesTheSamplesAndReportsBrokenPluginsWithoutCrashing() throws {
-        let samples = try MotionHost.run(["plugins", "validate", "manifests"], in: root)
+        let samples = try MotionHost.run(["plugins", "validate", "manifests", "--scan-time-limit", busyMachineScanLimit], in: root)
         #expect(samples.status == 0, "\(samples.standardOutput)")
         #expect(samples.outputLines.last?.hasSuffix("0 failed") == true)
         // TweenKit (Swift SDK) and CPerformers offer ABI 1.1's update_many.
@@ -92,7 +92,24 @@ private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         try #require(changed != source)
         let manifest = try MotionHost.temporaryFolder().appendingPathComponent(name)
         try changed.write(to: manifest, atomically: true, encoding: .utf8)
-        return try MotionHost.run(["plugins", "validate", manifest.path], in: root)
+        return try MotionHost.run(["plugins", "validate", manifest.path, "--scan-time-limit", busyMachineScanLimit], in: root)
+    }
+
+    @Test func theScanTimeCheckFailsPastItsLimitAndTheLimitIsChecked() throws {
+        // A limit no load and entry can meet: the check fails, naming the limit and how to raise it.
+        let strict = try MotionHost.run(["plugins", "validate", "manifests/tweenkit.json", "--scan-time-limit", "0.000001"], in: root)
+        #expect(strict.status == 1)
+        let line = try #require(strict.outputLines.first { $0.contains("scan time") })
+        #expect(line.hasPrefix("manifests/tweenkit.json: FAIL scan time: "), "\(line)")
+        #expect(line.hasSuffix(" ms, over the 1e-06 ms limit (plugins validate --scan-time-limit MS)"), "\(line)")
+        #expect(strict.outputLines.last?.hasSuffix(" 1 failed") == true)
+        let generous = try MotionHost.run(["plugins", "validate", "manifests/tweenkit.json", "--scan-time-limit", "60000"], in: root)
+        #expect(generous.outputLines.contains { $0.hasPrefix("manifests/tweenkit.json: PASS scan time: ") })
+        for bad in ["0", "-5", "fast", "inf"] {
+            let refused = try MotionHost.run(["plugins", "validate", "manifests/tweenkit.json", "--scan-time-limit", bad], in: root)
+            #expect(refused.status != 0)
+            #expect(refused.standardError.contains("The value '\(bad)' is invalid for '--scan-time-limit <ms>': expected milliseconds > 0"))
+        }
     }
 
     @Test func validateFailsAnExtensionNoPerformerDeclares() throws {

@@ -25,7 +25,7 @@ import Testing
         #expect(mkfifo(folder.appendingPathComponent("fifo.json").path, 0o644) == 0)
         #expect(symlink("/dev/zero", folder.appendingPathComponent("zero.json").path) == 0)
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("folder.json"), withIntermediateDirectories: false)
-        let result = try MotionHost.run(["plugins", "validate", folder.path])
+        let result = try MotionHost.run(["plugins", "validate", folder.path, "--scan-time-limit", busyMachineScanLimit])
         #expect(result.status == 0)
         for name in ["folder.json", "fifo.json", "zero.json"] {
             #expect(
@@ -134,7 +134,8 @@ import Testing
         let byDefault = try MotionHost.run(["plugins", "validate", manifest], environment: ["XDG_CONFIG_HOME": xdg.path])
         #expect(byDefault.outputLines.contains { $0.contains("FAIL load") && $0.contains("host configuration's pin") })
         // Without a configuration, the same manifest loads (its library is found beside motion-host).
-        let without = try MotionHost.run(["plugins", "validate", manifest], environment: ["XDG_CONFIG_HOME": root.path])
+        let without = try MotionHost.run(
+            ["plugins", "validate", manifest, "--scan-time-limit", busyMachineScanLimit], environment: ["XDG_CONFIG_HOME": root.path])
         #expect(without.status == 0)
     }
 }

@@ -149,6 +149,11 @@ enum CommandTree {
                 default: "$XDG_CONFIG_HOME/motion/host.json"),
             .option("timeout", value: "s", help: "Seconds each plugin's checks may take.", default: "10"),
             .option(
+                "scan-time-limit", value: "ms",
+                help:
+                    "The longest scan (library load, entry and ABI checks) the scan time check passes, in milliseconds of wall time; raise it on a busy machine.",
+                default: "100"),
+            .option(
                 "isolate", value: "plugin-id",
                 help: "Run this plugin's checks (all: every plugin's) with the plugin in a sandbox process, as a run with --isolate would.",
                 repeating: true),

@@ -8,19 +8,28 @@ import MotionHost
 let validateChildArgument = "__validate-plugin"
 /// The child's argument that lists the plugins to isolate (`--isolate`), comma-separated, `*` for all.
 let validateIsolatePrefix = "--isolating="
+/// The child's argument that gives the scan time limit (`--scan-time-limit`), in seconds.
+let validateScanTimeLimitPrefix = "--scan-time-limit-seconds="
 
 /// `motion-host plugins validate MANIFEST|DIR`: checks each plugin in a child process with a timeout,
 /// as clap-validator does, so a plugin that crashes or hangs is reported, not fatal. Prints one line per
 /// check (`PASS`, `FAIL`, `SKIP`), then a summary.
-/// - Parameter values: The `path` argument (a manifest, or a folder of `*.json` manifests) and `--timeout`.
+/// - Parameter values: The `path` argument (a manifest, or a folder of `*.json` manifests), `--timeout` and
+///   `--scan-time-limit` (milliseconds, ``PluginValidator/scanTimeLimit`` by default).
 /// - Returns: 0 when every check passed, 1 otherwise.
 /// - Throws: ``MotionHostError`` when the path does not exist or holds no manifest; ``UsageError`` for
-///   a bad `--timeout`.
+///   a bad `--timeout` or `--scan-time-limit`.
 func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
     let path = values.argument("path") ?? ""
     let timeoutText = values.value("timeout") ?? "10"
     guard let timeout = Double(timeoutText), timeout > 0 else {
         throw UsageError(message: "The value '\(timeoutText)' is invalid for '--timeout <s>': expected seconds > 0", commandPath: values.commandPath)
+    }
+    let scanLimitText = values.value("scan-time-limit") ?? "100"
+    guard let scanLimit = Double(scanLimitText), scanLimit > 0, scanLimit.isFinite else {
+        throw UsageError(
+            message: "The value '\(scanLimitText)' is invalid for '--scan-time-limit <ms>': expected milliseconds > 0",
+            commandPath: values.commandPath)
     }
     // The same configuration as `run` (library folders, pins, plan-type owners), passed on to each child.
     let configuration = try PluginEnvironment.configuration(at: values.value("config"))
@@ -84,7 +93,9 @@ func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
         }
     }
     for manifest in manifests {
-        let result = validateInChild(manifest: manifest, configuration: configuration.url?.path, isolating: isolating, timeout: timeout)
+        let result = validateInChild(
+            manifest: manifest, configuration: configuration.url?.path, isolating: isolating, scanTimeLimit: scanLimit / 1000,
+            timeout: timeout)
         for line in result.lines {
             // Errors name their file; the line begins with it already.
             print("\(manifest): \(line.replacing(": \(manifest): ", with: ": "))")
@@ -100,13 +111,14 @@ func runPluginsValidate(_ values: ParsedValues) throws -> Int32 {
 
 /// Runs the checks of one manifest in a child process (this executable with `__validate-plugin`).
 /// - Returns: The check lines, with a `FAIL` line added when the child crashed, hung or failed to start.
-private func validateInChild(manifest: String, configuration: String?, isolating: [String], timeout: Double) -> (
-    lines: [String], exitStatus: Int32
-) {
+private func validateInChild(manifest: String, configuration: String?, isolating: [String], scanTimeLimit: Double, timeout: Double)
+    -> (lines: [String], exitStatus: Int32)
+{
     let executable = realpathText("/proc/self/exe") ?? "/proc/self/exe"
     let arguments =
         [validateChildArgument, manifest] + (configuration.map { [$0] } ?? [])
         + (isolating.isEmpty ? [] : [validateIsolatePrefix + isolating.joined(separator: ",")])
+        + (scanTimeLimit == PluginValidator.scanTimeLimit ? [] : [validateScanTimeLimitPrefix + "\(scanTimeLimit)"])
     var environment = ProcessInfo.processInfo.environment
     environment["SWIFT_BACKTRACE"] = "enable=no"  // a crashing plugin should end the child at once
     let child: ChildProcess
@@ -271,7 +283,10 @@ private func realpathText(_ path: String) -> String? {
 ///   - manifest: The manifest's path.
 ///   - configurationPath: The host configuration the parent read, if any (read again here).
 ///   - isolating: Plugin ids to run in a sandbox (`--isolate`), `*` for every plugin.
-func runValidateChild(manifest: String, configurationPath: String?, isolating: [String] = []) -> Int32 {
+///   - scanTimeLimit: The scan time check's limit, seconds (`--scan-time-limit`).
+func runValidateChild(
+    manifest: String, configurationPath: String?, isolating: [String] = [], scanTimeLimit: Double = PluginValidator.scanTimeLimit
+) -> Int32 {
     // Written straight to the file descriptor (no buffering), so nothing is lost if the plugin crashes.
     func emit(_ line: String) { StandardStream.output.write(line + "\n") }
     let configuration: HostConfiguration
@@ -283,7 +298,7 @@ func runValidateChild(manifest: String, configurationPath: String?, isolating: [
     }
     let loader = PluginEnvironment.loader(configuration.isolating(isolating))
     let validator = PluginValidator(
-        manifestURL: URL(fileURLWithPath: manifest), loader: loader,
+        manifestURL: URL(fileURLWithPath: manifest), loader: loader, scanTimeLimit: scanTimeLimit,
         willStart: { emit("BEGIN \($0)") }, report: { emit($0.description) })
     return validator.run() ? 0 : 1
 }
