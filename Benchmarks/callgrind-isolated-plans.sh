@@ -19,8 +19,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 plans="${1:-1000}"
 binary="${2:-.build/release/motion-benchmark}"
-[ -x "$binary" ] || { echo "error: $binary not found; run swift build -c release first" >&2; exit 1; }
-command -v valgrind >/dev/null || { echo "error: valgrind not found; apt-get install valgrind" >&2; exit 1; }
+source Benchmarks/callgrind-common.sh
+require_tools "$binary"
 out="$(mktemp -d)"
 trap '[ -n "${KEEP:-}" ] || rm -rf "$out"' EXIT
 
@@ -32,16 +32,8 @@ count() {
         --toggle-collect='$s10MotionCore9SchedulerC6commityyAA11TransactionVAA11CommitErrorVYKF' \
         --toggle-collect='$s10MotionHost13SandboxServerO4mains5NeverOyFZ' --toggle-collect='cmotionhost_ring_read' \
         "$binary" --profile-plans isolated "$n" > /dev/null 2> "$dir/plans.log"
-    local sandbox_pid sandbox="" host_file host
-    sandbox_pid="$(sed -n 's/^==\([0-9]*\)== Command: .*motion-sandbox.*/\1/p' "$dir/plans.log" | head -n 1)"
-    [ -n "$sandbox_pid" ] || { echo "error: no sandbox under valgrind (see $dir/plans.log)" >&2; exit 1; }
-    # The sandbox ends after the host (it sees the host's end of its channel close): wait for its count, at most 60 s.
-    for _ in $(seq 600); do
-        sandbox="$(sed -n "s/^==$sandbox_pid== Collected : *//p" "$dir/plans.log" | head -n 1)"
-        [ -n "$sandbox" ] && break
-        sleep 0.1
-    done
-    [ -n "$sandbox" ] || { echo "error: no callgrind count for the sandbox (see $dir/plans.log)" >&2; exit 1; }
+    local sandbox host_file host
+    sandbox="$(sandbox_count "$dir/plans.log")"
     host_file="$(grep -L '^cmd:.*motion-sandbox' "$dir"/plans.*.out | head -n 1)"
     host="$(sed -n 's/^summary: *//p' "$host_file" | head -n 1)"
     [ -n "$host" ] || { echo "error: no callgrind summary for the host (see $dir/plans.log)" >&2; exit 1; }

@@ -14,8 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 plans="${1:-2000}"
 binary="${2:-.build/release/motion-benchmark}"
-[ -x "$binary" ] || { echo "error: $binary not found; run swift build -c release first" >&2; exit 1; }
-command -v valgrind >/dev/null || { echo "error: valgrind not found; apt-get install valgrind" >&2; exit 1; }
+source Benchmarks/callgrind-common.sh
+require_tools "$binary"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 count() {  # count PLANS-PER-RUN NAME: callgrind's total inside Scheduler.commit

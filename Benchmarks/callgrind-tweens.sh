@@ -18,8 +18,8 @@ shift $(($# > 0 ? 1 : 0))
 sides=("${@:-limit}")
 [ $# -gt 0 ] || sides=(limit in-process plugin isolated)
 binary="${BINARY:-.build/release/motion-benchmark}"
-[ -x "$binary" ] || { echo "error: $binary not found; run swift build -c release first" >&2; exit 1; }
-command -v valgrind >/dev/null || { echo "error: valgrind not found; apt-get install valgrind" >&2; exit 1; }
+source Benchmarks/callgrind-common.sh
+require_tools "$binary"
 frames=1321
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
@@ -46,11 +46,8 @@ for side in "${sides[@]}"; do
         python3 -c "print('%-12s %.0f' % ('$side', $total / ($frames * $count)))"
         continue
     fi
-    # The sandbox closes every descriptor it was not given, callgrind's output file too: its count is the total
-    # valgrind prints on its standard error at exit.
-    sandbox_pid="$(sed -n 's/^==\([0-9]*\)== Command: .*motion-sandbox.*/\1/p' "$out/$side.log" | head -n 1)"
-    sandbox="$(sed -n "s/^==$sandbox_pid== Collected : *//p" "$out/$side.log" | head -n 1)"
-    [ -n "$sandbox_pid" ] && [ -n "$sandbox" ] || { echo "error: no callgrind count for the sandbox (see $out/$side.log)" >&2; exit 1; }
+    # Waits for the sandbox's count: it ends after the host, and reading the log at once missed it now and then.
+    sandbox="$(sandbox_count "$out/$side.log")"
     host_file="$(grep -L '^cmd:.*motion-sandbox' "$out/$side".*.out | head -n 1)"
     host="$(summary "$host_file")"
     wait="$(inclusive "$host_file" cmotionhost_ring_read)"
