@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
-import MotionFiles
 import Synchronization
 import Testing
+
+@testable import MotionFiles
 
 /// MotionFiles' replacements for the full-Foundation APIs the host and the CLI used (they import
 /// FoundationEssentials only): each gives what the Foundation API gave, checked against Foundation itself.
@@ -34,10 +35,10 @@ import Testing
         #expect(text.trimmingWhitespace(includingNewlines: true) == text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    @Test func detachedThreadRunsItsBodyUnderItsName() {
+    @Test func detachedThreadRunsItsBodyUnderItsName() throws {
         let seen = Mutex<String?>(nil)
         let done = DispatchSemaphore(value: 0)
-        DetachedThread.start(name: "motion test thread name") {
+        try DetachedThread.start(name: "motion test thread name") {
             let comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
             seen.withLock { $0 = comm }
             done.signal()
@@ -45,6 +46,22 @@ import Testing
         #expect(done.wait(timeout: .now() + 10) == .success)
         // The kernel keeps the first 15 bytes.
         #expect(seen.withLock { $0 } == "motion test thr\n")
+    }
+
+    /// A thread that cannot be made (here: a stack larger than the address space, which `pthread_create` refuses
+    /// with `EAGAIN` as it does at the thread limit) is an error the caller handles, not a trap; its body never runs.
+    @Test func aThreadThatCannotBeMadeIsAnErrorAndItsBodyDoesNotRun() {
+        let ran = Atomic<Bool>(false)
+        var failure: ThreadStartFailure?
+        do {
+            try DetachedThread.start(name: "motion too big", stackBytes: 1 << 60) { ran.store(true, ordering: .relaxed) }
+        } catch { failure = error }
+        #expect(failure?.name == "motion too big")
+        #expect(failure?.errorNumber == EAGAIN)
+        #expect(failure?.description == "cannot start the thread motion too big: Resource temporarily unavailable")
+        usleep(50_000)
+        let didRun = ran.load(ordering: .relaxed)
+        #expect(!didRun)
     }
 
     @Test func threadLockOrdersTheWritesOfManyThreads() {

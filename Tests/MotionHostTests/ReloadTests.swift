@@ -343,7 +343,7 @@ struct ReloadableBuilds {
         let id = "org.example.reloadable"
         let watcher = try PluginWatcher()
         try watcher.watch(pluginID: id, files: run.host.filesToWatch(ofPlugin: id))
-        let preparer = ReloadPreparer(watcher: watcher)
+        let preparer = try ReloadPreparer(watcher: watcher)
         defer { preparer.stop() }
         preparer.setBasis(try #require(run.host.reloadBasis(ofPlugin: id)), forPlugin: id)
 

@@ -14,15 +14,27 @@ public enum DetachedThread {
     ///   - name: The thread's name as `ps -L`, `top -H` and debuggers show it; the kernel keeps its first 15
     ///     bytes.
     ///   - body: The thread's work; the thread ends when it returns.
-    /// - Note: A thread that cannot be made (`EAGAIN`: the process's or system's thread limit) is a broken
-    ///   invariant of the process and traps with the reason, as Foundation's `Thread.start()` does.
-    public static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+    /// - Throws: ``ThreadStartFailure`` when `pthread_create(3)` cannot make the thread (`EAGAIN`: the process's
+    ///   or the user's thread limit, `RLIMIT_NPROC`, or no memory for its stack). `body` is not run then. A
+    ///   plugin's own threads count against the same limits, so the host reports this as it reports any other
+    ///   failure to start something, instead of ending.
+    public static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(ThreadStartFailure) {
+        try start(name: name, stackBytes: nil, body)
+    }
+
+    /// ``start(name:_:)`` with a stack of `stackBytes` instead of the default size (for tests: a stack larger than
+    /// the address space makes `pthread_create` fail as a thread limit does).
+    static func start(name: String, stackBytes: Int?, _ body: @escaping @Sendable () -> Void) throws(ThreadStartFailure) {
         let argument = unsafe Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
+        var attributes = pthread_attr_t()
+        unsafe pthread_attr_init(&attributes)
+        defer { unsafe pthread_attr_destroy(&attributes) }
+        if let stackBytes { unsafe pthread_attr_setstacksize(&attributes, stackBytes) }
         var thread = pthread_t()
-        let status = unsafe pthread_create(&thread, nil, runStart, argument)
+        let status = unsafe pthread_create(&thread, &attributes, runStart, argument)
         if status != 0 {
             unsafe Unmanaged<Start>.fromOpaque(argument).release()
-            fatalError("cannot start the thread \(name): \(unsafe String(cString: strerror(status)))")
+            throw ThreadStartFailure(name: name, errorNumber: status)
         }
         pthread_detach(thread)
     }
@@ -51,4 +63,15 @@ public enum DetachedThread {
             self.body = body
         }
     }
+}
+
+/// A thread that `pthread_create(3)` could not make (``DetachedThread/start(name:_:)``).
+public struct ThreadStartFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The name the thread was to have.
+    public let name: String
+    /// `pthread_create`'s error number (`EAGAIN`, `EINVAL`, `EPERM`).
+    public let errorNumber: Int32
+
+    /// "cannot start the thread NAME: REASON" (the reason is `strerror(3)`'s).
+    public var description: String { "cannot start the thread \(name): \(unsafe String(cString: strerror(errorNumber)))" }
 }

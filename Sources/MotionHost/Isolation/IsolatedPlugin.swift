@@ -250,7 +250,13 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         let died = ProcessLock(false)
         diedOnItsOwn = died
         started.requests.isPeerGone = { died.withLock { $0 } }
-        startOtherThreadsChannel(started.otherThreads, memory: started.memory, ended: started.otherThreadsEnded, name: processName)
+        do throws(ThreadStartFailure) {
+            try startOtherThreadsChannel(started.otherThreads, memory: started.memory, ended: started.otherThreadsEnded, name: processName)
+        } catch {
+            started.otherThreadsEnded.signal()  // no thread serves the channel: nothing to wait for before unmapping
+            shutDown()
+            throw PluginError(code: .loadFailed, message: "cannot start the plugin's sandbox: \(error)", for: manifest)
+        }
         for manifest in manifests {
             do throws(PluginError) {
                 try load(manifest, loader: loader)
@@ -342,7 +348,8 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         guard let process else { return }
         self.process = nil
         let ending = EndingProcess(process: process)
-        DetachedThread.start(name: "motion sandbox end") { ending.process.end() }
+        // Without a thread (the thread limit reached), it ends here.
+        do { try DetachedThread.start(name: "motion sandbox end") { ending.process.end() } } catch { process.end() }
     }
 
     /// A sandbox process handed to the thread that ends it, which is then its only user.
@@ -610,10 +617,12 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
 
     /// Serves the plugin's own threads: their thread-safe calls, on a thread of the host's, until the sandbox
     /// closes the channel (it ended).
-    private func startOtherThreadsChannel(_ channel: SandboxChannel, memory: SandboxSharedMemory, ended: DispatchSemaphore, name: String) {
+    private func startOtherThreadsChannel(
+        _ channel: SandboxChannel, memory: SandboxSharedMemory, ended: DispatchSemaphore, name: String
+    ) throws(ThreadStartFailure) {
         let shared = sharedContexts
         let died = diedOnItsOwn
-        DetachedThread.start(name: "motion sandbox \(name)") {
+        try DetachedThread.start(name: "motion sandbox \(name)") {
             func context(_ slot: UInt32?) throws(ChannelFailure) -> HostContext {
                 guard let slot, let context = shared.withLock({ Int(slot) < $0.count ? $0[Int(slot)] : nil }) else {
                     throw .malformed("a call for a performer the host never made")

@@ -33,9 +33,14 @@ public enum SandboxServer {
         }
         // A host that ends (or is killed) while the plugin is busy, e.g. hanging, must not leave this process behind:
         // a thread waits for the host's end of the second channel to close, and ends the process then.
-        DetachedThread.start(name: "motion-sandbox host watcher") {
-            while !system_waitForHangUp(4) {}
-            _exit(0)
+        do {
+            try DetachedThread.start(name: "motion-sandbox host watcher") {
+                while !system_waitForHangUp(4) {}
+                _exit(0)
+            }
+        } catch {
+            StandardStream.error.write("motion-sandbox: \(error)\n")
+            exit(70)
         }
         let server = Server(memory: SandboxSharedMemory(base: memory))
         Server.current = server

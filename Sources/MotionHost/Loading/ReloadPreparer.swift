@@ -28,9 +28,10 @@ public final class ReloadPreparer: @unchecked Sendable {
 
     /// Starts the watcher's thread.
     /// - Parameter watcher: The watcher; from now on use it only through ``withWatcher(_:)``.
-    public init(watcher: PluginWatcher) {
+    /// - Throws: ``ThreadStartFailure`` when the thread cannot be made.
+    public init(watcher: PluginWatcher) throws(ThreadStartFailure) {
         self.watcher = watcher
-        DetachedThread.start(name: "motion reload") { [self] in run() }
+        try DetachedThread.start(name: "motion reload") { [self] in run() }
     }
 
     deinit { stop() }

@@ -115,7 +115,8 @@ public final class IIOLiveSource: @unchecked Sendable {
     }
 
     /// Starts polling on a thread of its own (once; later calls do nothing). Where the driver's sampling
-    /// frequency is writable, it is set to match the interval first.
+    /// frequency is writable, it is set to match the interval first. A thread that cannot be started is a failure
+    /// that ``takeSamples()`` reports, as a device that can no longer be read is.
     public func start() {
         guard
             withLock({ state in
@@ -126,7 +127,9 @@ public final class IIOLiveSource: @unchecked Sendable {
         for type in [IIOChannelType.accel, .anglvel, .magn] where reader.device(for: type) != nil {
             try? reader.setSamplingFrequency(1 / interval, of: type)
         }
-        DetachedThread.start(name: "motion-iio") { [self] in poll() }
+        do { try DetachedThread.start(name: "motion-iio") { [self] in poll() } } catch {
+            withLock { $0.failure = "\(error). Device motion stopped before its first sample" }
+        }
     }
 
     private func poll() {

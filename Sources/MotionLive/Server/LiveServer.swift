@@ -74,7 +74,7 @@ public final class LiveServer: @unchecked Sendable {
 
     /// Binds the address and starts the event loop on its own thread.
     /// - Throws: ``LiveRefusal`` when libwebsockets cannot listen there (the address is in use, or not this
-    ///   machine's).
+    ///   machine's), or 503 when the event loop's thread cannot be started (``ThreadStartFailure``).
     public func start() throws(LiveRefusal) {
         lws_set_log_level(Int32(LLL_ERR), nil)
         let protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
@@ -107,7 +107,11 @@ public final class LiveServer: @unchecked Sendable {
             address.port = Int(lws_get_vhost_listen_port(vhost))
         }
         policy = RequestPolicy(listen: address, token: configuration.token)
-        DetachedThread.start(name: "motion-live") { [self] in runLoop() }
+        do { try DetachedThread.start(name: "motion-live") { [self] in runLoop() } } catch {
+            lws_context_destroy(context)
+            self.context = nil
+            throw LiveRefusal(503, "cannot serve on \(configuration.listen): \(error)")
+        }
     }
 
     private func runLoop() {

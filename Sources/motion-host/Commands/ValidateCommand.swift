@@ -128,7 +128,13 @@ private func validateInChild(manifest: String, configuration: String?, isolating
         return (["FAIL child process: could not start \(executable): \(error)"], 1)
     }
     // Read while waiting, so a chatty child never blocks on a full pipe.
-    let reader = OutputCollector(fileDescriptor: child.output)
+    let reader: OutputCollector
+    do { reader = try OutputCollector(fileDescriptor: child.output) } catch {
+        kill(child.pid, SIGKILL)
+        _ = child.waitForExit(timeout: nil)
+        close(child.output)
+        return (["FAIL child process: \(error)"], 1)
+    }
     var timedOut = false
     var status = child.waitForExit(timeout: timeout)
     if status == nil {
@@ -181,8 +187,8 @@ private final class OutputCollector: @unchecked Sendable {
     private var bytes: [UInt8] = []
     private let done = DispatchSemaphore(value: 0)
 
-    init(fileDescriptor: Int32) {
-        DetachedThread.start(name: "validate output") { [self] in
+    init(fileDescriptor: Int32) throws(ThreadStartFailure) {
+        try DetachedThread.start(name: "validate output") { [self] in
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             while true {
                 let n = chunk.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, $0.count) }

@@ -35,7 +35,7 @@ final class HotReload {
         }
         self.host = host
         do {
-            preparer = ReloadPreparer(watcher: try PluginWatcher())
+            preparer = try ReloadPreparer(watcher: try PluginWatcher())
         } catch {
             throw MotionHostError(.notAvailable, "--watch: \(error)", underlying: error)
         }
