@@ -85,4 +85,7 @@ final class TraceFilteringSink: TimelineSink {
     func failure(_ message: String, at point: TimelinePoint) { base.failure(message, at: point) }
     func end(_ summary: TimelineSummary) { base.end(summary) }
     func reload(_ reload: TimelineReload, at point: TimelinePoint) { base.reload(reload, at: point) }
+    func emitted(_ transaction: Transaction, by performer: PerformerDescription, at point: TimelinePoint) {
+        base.emitted(transaction, by: performer, at: point)
+    }
 }

@@ -65,6 +65,10 @@ final class CSVTimelineWriter: TimelineSink {
     func failure(_ message: String, at point: TimelinePoint) {}
 
     func end(_ summary: TimelineSummary) { output.flush() }
+    /// An emission has no CSV row (its plans' changes do).
+    func emitted(_ transaction: Transaction, by performer: PerformerDescription, at point: TimelinePoint) {}
+    /// A reload has no CSV row.
+    func reload(_ reload: TimelineReload, at point: TimelinePoint) {}
 
     /// A field, quoted when it holds a comma, a quote or a line break (RFC 4180).
     static func field(_ text: String) -> String {

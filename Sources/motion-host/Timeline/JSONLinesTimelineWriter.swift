@@ -124,6 +124,9 @@ final class JSONLinesTimelineWriter: TimelineSink {
         lineBuffer = line
     }
 
+    /// An emission is written as its trace line (``trace(_:at:)``), with `--trace`.
+    func emitted(_ transaction: Transaction, by performer: PerformerDescription, at point: TimelinePoint) {}
+
     func reload(_ reload: TimelineReload, at point: TimelinePoint) {
         guard !hasEnded else { return }
         output.write(

@@ -101,6 +101,9 @@ final class PlotRecorder: TimelineSink {
 
     func failure(_ message: String, at point: TimelinePoint) { failure = message }
 
+    /// A reload has no mark on the plot.
+    func reload(_ reload: TimelineReload, at point: TimelinePoint) {}
+
     func end(_ summary: TimelineSummary) {
         endTime = summary.duration
         frameCount = summary.frames

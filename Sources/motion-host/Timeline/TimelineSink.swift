@@ -28,12 +28,8 @@ protocol TimelineSink: AnyObject {
     func reload(_ reload: TimelineReload, at point: TimelinePoint)
 }
 
-extension TimelineSink {
-    /// Most sinks have nothing to do with an emission beyond its trace line.
-    func emitted(_ transaction: Transaction, by performer: PerformerDescription, at point: TimelinePoint) {}
-    /// Only the JSON Lines timeline has reload lines.
-    func reload(_ reload: TimelineReload, at point: TimelinePoint) {}
-}
+// No default implementations: a sink that wraps another (``TraceFilteringSink``) must pass every event on, and
+// without defaults the compiler makes it say so for each one.
 
 /// A hot reload applied at a frame boundary (`--watch`): the `reload` line.
 struct TimelineReload {
