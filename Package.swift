@@ -37,7 +37,7 @@ func swiftFixture(_ name: String) -> Target {
 let cFixturePlugins = [
     "FixtureCrashOnCreate", "FixtureHangOnAdd", "FixtureWrongABIMajor", "FixtureNoEntrySymbol", "FixtureRefuses",
     "FixtureTestPerformers", "FixtureUpdateManyMismatch", "FixtureLateCalls", "FixtureNoisyRefusal", "FixtureFaults",
-    "FixtureConfinement",
+    "FixtureConfinement", "FixtureCrashInEntry",
 ]
 let swiftFixturePlugins = ["FixtureTokenMisuse", "FixtureDeviceMotionEcho", "FixturePlanProbe"]
 
@@ -122,6 +122,8 @@ let package = Package(
         cFixture("FixtureFaults"),
         // Tries what an isolated plugin's sandbox forbids (execve, socket, memory past the limit, descriptors).
         cFixture("FixtureConfinement"),
+        // Crashes in its entry: loading it kills its sandbox (isolated tests only).
+        cFixture("FixtureCrashInEntry"),
         swiftFixture("FixtureTokenMisuse"),
         swiftFixture("FixtureDeviceMotionEcho"),
         swiftFixture("FixturePlanProbe"),

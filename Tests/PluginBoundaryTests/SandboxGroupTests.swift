@@ -106,6 +106,42 @@ struct SandboxGroupTests {
         #expect(host.isolatedPlugins.count == 1)
     }
 
+    @Test("a plugin whose entry kills the group's sandbox is refused alone: the plugins before and after it load in a new process")
+    func aMemberThatCrashesInItsEntryIsRefusedAlone() throws {
+        let settings = PluginIsolation(mode: .process, group: "crashy")
+        let host = PluginHost(
+            catalog: PluginCatalog(
+                plugins: try ["test-performers.json", "isolation/crash-in-entry.json", "faults.json"].map {
+                    try PluginManifest.load(contentsOf: packageRoot.appendingPathComponent("Tests/Fixtures/plugins/\($0)"))
+                }),
+            loader: LibraryLoader(configuration: HostConfiguration(plugins: ["*": settings]), extraLibraryDirectories: [productsDirectory]),
+            logSink: { _, _ in })
+        let scene = Scene(targets: ["a", "f"])
+        let scheduler = Scheduler(scene: scene, registry: host)
+        // test-performers loads first, then crash-in-entry's entry kills the process (and test-performers with it).
+        try scheduler.commit(Transaction([.add(Plan(type: "SetValue", fields: ["property": "opacity", "value": 0.5]), target: "a")]))
+        #expect(scene.target("a")?["opacity"] == 0.5)
+        let sandbox = try #require(host.currentSandbox(ofPlugin: Isolation.testPerformers))
+        #expect(sandbox.members.map(\.manifest.id) == [Isolation.testPerformers, Isolation.faults])
+        #expect(sandbox.refusals.keys.sorted() == ["org.motion.fixtures.crash-in-entry"])
+        #expect(Self.sandboxChildren(ofGroup: "crashy") == [try #require(sandbox.sandboxProcess?.pid)])
+        // The plugin after it runs in the new process too.
+        try scheduler.commit(
+            Transaction([.add(Plan(type: "Fault", fields: ["atFrame": -1, "fault": "segv"]), target: "f")]))
+        scheduler.advanceFrame(to: 0)
+        scheduler.advanceFrame(to: 1.0 / 60)
+        #expect(scene.target("f")?["n"] == 1)
+        #expect(host.currentSandbox(ofPlugin: Isolation.faults) === sandbox)
+        // The crashing plugin's plans fail with the cause, naming its manifest.
+        var refusal: CommitError?
+        do { try scheduler.commit(Transaction([.add(Plan(type: "CrashInEntry"), target: "a")])) } catch { refusal = error }
+        let message = try #require(refusal?.message)
+        #expect(message.contains("crash-in-entry.json"), "\(message)")
+        #expect(message.contains("signal 11 (SIGSEGV)"), "\(message)")
+        #expect(message.contains("motion_plugin_entry"), "\(message)")
+        #expect(host.isolatedPlugins.count == 1)
+    }
+
     @Test("a crash of one plugin ends the performers of both, with a failure line for each; later plans of both fail")
     func aCrashEndsTheWholeGroup() throws {
         let host = try host(group: "shared")

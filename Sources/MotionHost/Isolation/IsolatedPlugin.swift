@@ -206,7 +206,9 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     ///   - restarts: How many of the plugin's sandboxes failed and were restarted before this one.
     /// - Throws: ``PluginError``: what the sandbox's checks found (the same code and message as in process) when no
     ///   plugin loaded (the first plugin's; the others' are in ``refusals``), or `.loadFailed` when the sandbox
-    ///   cannot be started, or `.sandboxFailed` when it died loading one of them.
+    ///   cannot be started, or `.sandboxFailed` when it died loading its only plugin. In a group, a plugin whose
+    ///   load killed the sandbox is refused (`.sandboxFailed`, in ``refusals``) and the others are loaded again in
+    ///   a new process.
     init(
         manifests: [PluginManifest], loader: LibraryLoader, settings: PluginIsolation, timeout: Double?, logSink: PluginLog.Sink?,
         restarts: Int = 0
@@ -261,12 +263,20 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             do throws(PluginError) {
                 try load(manifest, loader: loader)
             } catch {
-                // A sandbox that died loading it takes the group with it; a refusal leaves the others to load.
-                guard failure == nil, manifests.count > 1 else {
+                guard manifests.count > 1 else {
                     shutDown()
                     throw error
                 }
+                // A refusal leaves the others to load. A plugin whose load killed the sandbox (a crash in its
+                // entry) took the members loaded before it with it: they, and those not tried yet, get a new
+                // process without it (each such restart leaves one more plugin out, so they end).
                 refusals[manifest.id] = error
+                guard failure != nil else { continue }
+                let rest = manifests.filter { refusals[$0.id] == nil }
+                (failure, members) = (nil, [])
+                guard !rest.isEmpty else { throw refusals[manifests[0].id]! }
+                do throws(PluginError) { try start(rest, loader: loader) } catch { throw refusals[manifests[0].id] ?? error }
+                return
             }
         }
         guard !members.isEmpty else {
