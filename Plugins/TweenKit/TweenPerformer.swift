@@ -217,7 +217,9 @@ final class TweenBatch: FrameBatch {
     @exclusivity(unchecked) private var leftNumbers: [Int32] = []
     /// How many members run at least one tween.
     @exclusivity(unchecked) fileprivate var runningMembers = 0
-    /// Per member, the serial of the last update that included it (for a run of some of the members).
+    /// Per member, the serial of the last update that included it (for a run of some of the members); filled up to
+    /// the members' count by such a run only, so that a batch whose runs are all of its running members keeps no
+    /// 8 bytes per member.
     @exclusivity(unchecked) private var stamps: ContiguousArray<UInt64> = []
     @exclusivity(unchecked) private var serial: UInt64 = 0
     /// Members whose last tween stopped in the current pass.
@@ -235,7 +237,6 @@ final class TweenBatch: FrameBatch {
         }
         precondition(members.count < Int(Int32.max), "a TweenBatch has at most 2^31 - 1 members")
         members.append(Unmanaged.passUnretained(performer))
-        stamps.append(0)
         return Int32(members.count - 1)
     }
 
@@ -258,6 +259,7 @@ final class TweenBatch: FrameBatch {
             advance(to: frame, writer) { _ in true }
         } else {
             serial &+= 1
+            if stamps.count < members.count { stamps.append(contentsOf: repeatElement(0, count: members.count - stamps.count)) }
             for performer in run { stamps[Int(performer.member)] = serial }
             let serial = self.serial
             stamps.withUnsafeBufferPointer { stamps in

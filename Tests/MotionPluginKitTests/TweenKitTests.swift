@@ -332,6 +332,27 @@ struct TweenKitTests {
         #expect(contexts.map(\.activeTokenCount) == [0, 0])
     }
 
+    @Test("A member that joins after an update_many of some members is advanced by the next such update")
+    func memberJoiningAfterARunOfSome() throws {
+        // A run of some of the members stamps them in a table the batch fills only for such runs: the third
+        // performer joins after one, and the next run of some must stamp it too.
+        let contexts = (0..<3).map { FakeContext(target: "late-\($0)") }
+        let plan = #"{"type":"Tween","property":"x","from":[0],"to":[10],"duration":1,"timing":"linear"}"#
+        let first = try #require(plugin.create("TweenPerformer", for: contexts[0]).0)
+        let second = try #require(plugin.create("TweenPerformer", for: contexts[1]).0)
+        #expect(plugin.add(plan, to: first).0 == MOTION_OK)
+        #expect(plugin.add(plan, to: second).0 == MOTION_OK)
+        plugin.updateMany([first], index: 0, time: 0, delta: 0)
+        let third = try #require(plugin.create("TweenPerformer", for: contexts[2]).0)
+        defer { [first, second, third].forEach(plugin.destroy) }
+        #expect(plugin.add(plan, to: third).0 == MOTION_OK)
+        plugin.updateMany([first, third], index: 1, time: 0.5, delta: 0.5)
+        plugin.updateMany([first, third], index: 2, time: 1, delta: 0.5)
+        // The third started at t = 0.5, the second has not had a frame.
+        #expect(contexts.map { $0.value("x") } == [[10], nil, [5]])
+        #expect(contexts.map(\.activeTokenCount) == [0, 1, 1])
+    }
+
     @Test("A destroyed performer's running tweens leave the shared batch; a new performer reuses its number")
     func destroyedMemberLeavesBatch() throws {
         let contexts = [FakeContext(target: "leave-0"), FakeContext(target: "leave-1"), FakeContext(target: "leave-2")]
