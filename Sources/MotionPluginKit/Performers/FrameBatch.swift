@@ -311,18 +311,19 @@ final class BatchMembers {
     func endOfRun(in performers: UnsafeBufferPointer<OpaquePointer?>, startingAt start: Int, _ number: Int32) -> Int {
         contexts.withUnsafeBufferPointer { contexts in
             var end = start + 1
-            var expected = Int(number) + 1
-            while end < performers.count, let next = performers[end] {
-                if expected < contexts.count, contexts[expected] == next {
-                    // The member numbered next: no read of its context.
-                } else {
-                    let isMember = Unmanaged<PerformerContext>.fromOpaque(UnsafeRawPointer(next))._withUnsafeGuaranteedRef {
-                        $0.batchMembers?.toOpaque() == Unmanaged.passUnretained(self).toOpaque() ? Int($0.batchIndex) : -1
-                    }
-                    guard isMember >= 0 else { break }
-                    expected = isMember
+            // The member at performers[i] is numbered i + offset while the host's order follows the numbers.
+            var offset = Int(number) - start
+            while end < performers.count {
+                // The stretch that follows the numbers: two loads and a compare per member, no read of a context.
+                let bound = min(performers.count, contexts.count - offset)
+                while end < bound, let next = performers[end], contexts[end + offset] == next { end += 1 }
+                guard end < performers.count, let next = performers[end] else { break }
+                // Not the next number (or past the table): read its context to see whether it is a member.
+                let number = Unmanaged<PerformerContext>.fromOpaque(UnsafeRawPointer(next))._withUnsafeGuaranteedRef {
+                    $0.batchMembers?.toOpaque() == Unmanaged.passUnretained(self).toOpaque() ? Int($0.batchIndex) : -1
                 }
-                expected += 1
+                guard number >= 0 else { break }
+                offset = number - end
                 end += 1
             }
             return end
