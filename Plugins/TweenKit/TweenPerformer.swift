@@ -15,25 +15,75 @@ import MotionPluginKit
 /// their handles from there and never scans the shared buffer.
 final class TweenPerformer: SinglePlanPerformer, BatchedFrameUpdating {
     /// A property this performer has tweened while it runs: what its messages, named removal and a
-    /// replacing tween need, by the tween's key.
+    /// replacing tween need (its tween's key is ``TweenBatch/key(member:slot:)`` of its slot). 32 bytes.
     fileprivate struct PlanInfo {
-        let key: Int64
         let slot: PropertySlot
-        let propertyName: String
-        var name: String?
-        /// The running tween's handle in the batch's `TweenAnimations`, `nil` once it has stopped.
-        var handle: TweenHandle?
+        /// The running tween's handle in the batch's `TweenAnimations` (its `rawValue`), -1 once it has stopped.
+        var handle: Int32
         /// The running tween's number of components (its `to`'s).
-        var componentCount: Int
+        var componentCount: Int32
+        let propertyName: String
+
+        var runningHandle: TweenHandle? { handle >= 0 ? TweenHandle(rawValue: handle) : nil }
+    }
+
+    /// The properties this performer tweens, with their plans' names. The first is inline in the performer, so
+    /// that a performer of one property by an unnamed plan (the usual Tween) owns no other heap block; more
+    /// properties and any name go to a ``Spill``, made when first needed.
+    fileprivate struct PlanInfos: RandomAccessCollection, MutableCollection {
+        /// What a performer rarely needs: its properties after the first and its plans' names (by index).
+        final class Spill {
+            var rest: [PlanInfo] = []
+            var names: [Int: String] = [:]
+        }
+
+        /// The first, `nil` only when there is none (and then no spill).
+        private var head: PlanInfo?
+        private var spill: Spill?
+
+        var startIndex: Int { 0 }
+        var endIndex: Int { head == nil ? 0 : 1 + (spill?.rest.count ?? 0) }
+
+        subscript(index: Int) -> PlanInfo {
+            get { index == 0 ? head.unsafelyUnwrapped : spill.unsafelyUnwrapped.rest[index - 1] }
+            set {
+                if index == 0 { head = newValue } else { spill.unsafelyUnwrapped.rest[index - 1] = newValue }
+            }
+        }
+
+        /// The name of the plan that tweens the property at `index`, `nil` for an unnamed plan.
+        func name(at index: Int) -> String? { spill?.names[index] }
+
+        mutating func setName(_ name: String?, at index: Int) {
+            guard name != nil || spill != nil else { return }
+            spilled().names[index] = name
+        }
+
+        mutating func append(_ info: PlanInfo, named name: String?) {
+            if head == nil { head = info } else { spilled().rest.append(info) }
+            setName(name, at: endIndex - 1)
+        }
+
+        mutating func removeAll() {
+            head = nil
+            spill = nil
+        }
+
+        private mutating func spilled() -> Spill {
+            if let spill { return spill }
+            let new = Spill()
+            spill = new
+            return new
+        }
     }
 
     let frameBatch: TweenBatch
     fileprivate let context: PerformerContext
     /// The performer's number in its batch (the high half of its tweens' keys).
     fileprivate private(set) var member: Int32 = -1
-    @exclusivity(unchecked) fileprivate var plans: [PlanInfo] = []
-    @exclusivity(unchecked) fileprivate var runningCount = 0
+    @exclusivity(unchecked) fileprivate var runningCount: Int32 = 0
     @exclusivity(unchecked) fileprivate var token = ActivityToken()
+    @exclusivity(unchecked) fileprivate var plans = PlanInfos()
 
     init(context: PerformerContext) {
         self.context = context
@@ -47,11 +97,11 @@ final class TweenPerformer: SinglePlanPerformer, BatchedFrameUpdating {
     }
 
     func removePlan(named name: String) throws {
-        var removed = 0
-        for index in plans.indices where plans[index].name == name {
-            guard let handle = plans[index].handle else { continue }
+        var removed: Int32 = 0
+        for index in plans.indices where plans.name(at: index) == name {
+            guard let handle = plans[index].runningHandle else { continue }
             frameBatch.animations.remove(handle)
-            plans[index].handle = nil
+            plans[index].handle = -1
             removed += 1
         }
         guard removed > 0 else { return }
@@ -70,20 +120,22 @@ final class TweenPerformer: SinglePlanPerformer, BatchedFrameUpdating {
                 field: "to", "has \(tween.to.count) components but \(tween.property) has \(count). To fix, give it \(count)")
         }
         let slot = try known.map { plans[$0].slot } ?? context.slot(for: property)
-        let key = known.map { plans[$0].key } ?? TweenBatch.key(member: member, slot: slot)
+        let key = TweenBatch.key(member: member, slot: slot)
         // The running tween this one replaces, stopped by its handle (no scan of the shared buffer).
-        let replaced = known.flatMap { plans[$0].handle }
+        let replaced = known.flatMap { plans[$0].runningHandle }
         if let replaced { frameBatch.animations.remove(replaced) }
         let handle = frameBatch.animations.add(
             key: key, curve: curve, from: tween.from, to: tween.to, duration: tween.duration, delay: tween.delay,
             replacingExisting: false)
+        // `to` has 1 to 4 components (`validatedCurve` and the component check above).
+        let componentCount = Int32(truncatingIfNeeded: tween.to.count)
         if let known {
-            plans[known].name = name
-            plans[known].handle = handle
-            plans[known].componentCount = tween.to.count
+            plans.setName(name, at: known)
+            plans[known].handle = handle.rawValue
+            plans[known].componentCount = componentCount
         } else {
             plans.append(
-                PlanInfo(key: key, slot: slot, propertyName: tween.property, name: name, handle: handle, componentCount: tween.to.count))
+                PlanInfo(slot: slot, handle: handle.rawValue, componentCount: componentCount, propertyName: tween.property), named: name)
         }
         if replaced == nil {
             runningCount += 1
@@ -94,9 +146,9 @@ final class TweenPerformer: SinglePlanPerformer, BatchedFrameUpdating {
 
     /// The property's value when a tween without `from` starts (after its delay).
     fileprivate func startValue(_ key: Int64) -> [Double]? {
-        guard let info = plans.first(where: { $0.key == key }) else { return nil }
+        guard let info = info(ofKey: key) else { return nil }
         let current = try? context.value(of: info.slot.property)
-        if let current, current.count != info.componentCount {
+        if let current, current.count != Int(info.componentCount) {
             context.log(
                 .warning,
                 "Tween on \(info.propertyName): the property has \(current.count) components, \"to\" has \(info.componentCount); jumping to \"to\".")
@@ -107,7 +159,7 @@ final class TweenPerformer: SinglePlanPerformer, BatchedFrameUpdating {
     /// A write the batch's writer could not queue, made through this performer's context; `false` (and logged)
     /// when the host refused it (the tween stops).
     fileprivate func write(_ key: Int64, _ value: Components) -> Bool {
-        guard let info = plans.first(where: { $0.key == key }) else { return false }
+        guard let info = info(ofKey: key) else { return false }
         do {
             if value.count == 1 {
                 try context.setValue(value.c0, at: info.slot)
@@ -123,9 +175,14 @@ final class TweenPerformer: SinglePlanPerformer, BatchedFrameUpdating {
 
     /// One of this performer's tweens stopped in a frame (its handle is free now); `true` when it was the last.
     fileprivate func tweenStopped(_ key: Int64) -> Bool {
-        if let index = plans.firstIndex(where: { $0.key == key }) { plans[index].handle = nil }
+        if let index = plans.firstIndex(where: { TweenBatch.key(member: member, slot: $0.slot) == key }) { plans[index].handle = -1 }
         runningCount -= 1
         return runningCount == 0
+    }
+
+    /// The property whose tween has key `key`.
+    private func info(ofKey key: Int64) -> PlanInfo? {
+        plans.first { TweenBatch.key(member: member, slot: $0.slot) == key }
     }
 
     /// The last tween stopped: the token ends (R5–R7) and the finished plans are forgotten.
@@ -160,7 +217,9 @@ final class TweenBatch: FrameBatch {
     @exclusivity(unchecked) private var leftNumbers: [Int32] = []
     /// How many members run at least one tween.
     @exclusivity(unchecked) fileprivate var runningMembers = 0
-    /// Per member, the serial of the last update that included it (for a run of some of the members).
+    /// Per member, the serial of the last update that included it (for a run of some of the members); filled up to
+    /// the members' count by such a run only, so that a batch whose runs are all of its running members keeps no
+    /// 8 bytes per member.
     @exclusivity(unchecked) private var stamps: ContiguousArray<UInt64> = []
     @exclusivity(unchecked) private var serial: UInt64 = 0
     /// Members whose last tween stopped in the current pass.
@@ -178,7 +237,6 @@ final class TweenBatch: FrameBatch {
         }
         precondition(members.count < Int(Int32.max), "a TweenBatch has at most 2^31 - 1 members")
         members.append(Unmanaged.passUnretained(performer))
-        stamps.append(0)
         return Int32(members.count - 1)
     }
 
@@ -188,7 +246,7 @@ final class TweenBatch: FrameBatch {
         let member = performer.member
         if performer.runningCount > 0 {
             for info in performer.plans {
-                if let handle = info.handle { animations.remove(handle) }
+                if let handle = info.runningHandle { animations.remove(handle) }
             }
             runningMembers -= 1
         }
@@ -201,6 +259,7 @@ final class TweenBatch: FrameBatch {
             advance(to: frame, writer) { _ in true }
         } else {
             serial &+= 1
+            if stamps.count < members.count { stamps.append(contentsOf: repeatElement(0, count: members.count - stamps.count)) }
             for performer in run { stamps[Int(performer.member)] = serial }
             let serial = self.serial
             stamps.withUnsafeBufferPointer { stamps in

@@ -332,6 +332,27 @@ struct TweenKitTests {
         #expect(contexts.map(\.activeTokenCount) == [0, 0])
     }
 
+    @Test("A member that joins after an update_many of some members is advanced by the next such update")
+    func memberJoiningAfterARunOfSome() throws {
+        // A run of some of the members stamps them in a table the batch fills only for such runs: the third
+        // performer joins after one, and the next run of some must stamp it too.
+        let contexts = (0..<3).map { FakeContext(target: "late-\($0)") }
+        let plan = #"{"type":"Tween","property":"x","from":[0],"to":[10],"duration":1,"timing":"linear"}"#
+        let first = try #require(plugin.create("TweenPerformer", for: contexts[0]).0)
+        let second = try #require(plugin.create("TweenPerformer", for: contexts[1]).0)
+        #expect(plugin.add(plan, to: first).0 == MOTION_OK)
+        #expect(plugin.add(plan, to: second).0 == MOTION_OK)
+        plugin.updateMany([first], index: 0, time: 0, delta: 0)
+        let third = try #require(plugin.create("TweenPerformer", for: contexts[2]).0)
+        defer { [first, second, third].forEach(plugin.destroy) }
+        #expect(plugin.add(plan, to: third).0 == MOTION_OK)
+        plugin.updateMany([first, third], index: 1, time: 0.5, delta: 0.5)
+        plugin.updateMany([first, third], index: 2, time: 1, delta: 0.5)
+        // The third started at t = 0.5, the second has not had a frame.
+        #expect(contexts.map { $0.value("x") } == [[10], nil, [5]])
+        #expect(contexts.map(\.activeTokenCount) == [0, 1, 1])
+    }
+
     @Test("A destroyed performer's running tweens leave the shared batch; a new performer reuses its number")
     func destroyedMemberLeavesBatch() throws {
         let contexts = [FakeContext(target: "leave-0"), FakeContext(target: "leave-1"), FakeContext(target: "leave-2")]
@@ -354,6 +375,35 @@ struct TweenKitTests {
         #expect(contexts[1].value("x") == [10])
         #expect(contexts[2].value("y") == [2])
         #expect(contexts.map(\.activeTokenCount) == [0, 0, 1])
+    }
+
+    @Test("update_many groups a batch's members in any order, with reused numbers, and stops at a performer of another class")
+    func updateManyGroupsMembersOutOfOrder() throws {
+        // The SDK finds where a run of a batch's members ends from its table of members by number; here the host's
+        // order is not the numbers' order (t3 takes t1's freed number) and a Spring follows the Tweens.
+        let contexts = (0..<4).map { FakeContext(target: "group-\($0)") }
+        let spring = FakeContext(target: "group-spring")
+        spring.setValue([0], for: "x")
+        let t0 = try #require(plugin.create("TweenPerformer", for: contexts[0]).0)
+        let t1 = try #require(plugin.create("TweenPerformer", for: contexts[1]).0)
+        let t2 = try #require(plugin.create("TweenPerformer", for: contexts[2]).0)
+        plugin.destroy(t1)
+        let t3 = try #require(plugin.create("TweenPerformer", for: contexts[3]).0)
+        let s = try #require(plugin.create("SpringPerformer", for: spring).0)
+        defer { [t0, t2, t3, s].forEach(plugin.destroy) }
+        for (index, performer) in [t0, t2, t3].enumerated() {
+            let plan = #"{"type":"Tween","property":"x","from":[0],"to":[\#(10 * (index + 1))],"duration":1,"timing":"linear"}"#
+            #expect(plugin.add(plan, to: performer).0 == MOTION_OK)
+        }
+        #expect(plugin.add(#"{"type":"SpringTo","property":"x","destination":[100]}"#, to: s).0 == MOTION_OK)
+        plugin.updateMany([t2, t0, s, t3], index: 0, time: 0, delta: 0)
+        plugin.updateMany([t0, t2, t3, s], index: 1, time: 0.5, delta: 0.5)
+        // Each Tween moved once per frame (a member missed or updated twice would be off), t1 never wrote.
+        #expect(contexts.map { $0.value("x") } == [[5], nil, [10], [15]])
+        #expect((spring.value("x")?.first ?? 0) > 0)
+        plugin.updateMany([s, t3, t2, t0], index: 2, time: 1, delta: 0.5)
+        #expect(contexts.map { $0.value("x") } == [[10], nil, [20], [30]])
+        #expect(contexts.map(\.activeTokenCount) == [0, 0, 0, 0])
     }
 
     @Test("A named removal and a replacing tween stop their own tween by its handle; the batch's others run on")

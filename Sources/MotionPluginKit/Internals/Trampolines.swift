@@ -24,9 +24,12 @@ final class PlanTable: Sendable {
     let typedAdd: TypedAdd?
     /// For a `BatchedFrameUpdating` class: how `update_many` runs its batch.
     let batchRunner: FrameBatchRunner?
-    init(types: [String: any PluginPlan.Type], performer: (any PluginPerformer.Type)? = nil) {
+    /// How the SDK calls a performer of this class.
+    let calls: PerformerCalls
+    init(types: [String: any PluginPlan.Type], performer: any PluginPerformer.Type) {
         self.types = types
-        self.batchRunner = performer.flatMap { FrameBatchRunner.make($0) }
+        self.batchRunner = FrameBatchRunner.make(performer)
+        self.calls = PerformerCalls.make(performer)
         self.layout = PlanLayout(types: types.keys.sorted().compactMap { types[$0] })
         self.readers = types.compactMapValues { $0 as? any PlanFieldReading.Type }
         self.typedAdd = (performer as? any SinglePlanPerformer.Type).flatMap { TypedAdd.make($0) }
@@ -56,39 +59,58 @@ final class PlanTable: Sendable {
     }
 }
 
-/// What the plugin keeps per performer; its address is the `motion_performer *` the host holds.
-final class PerformerBox {
-    // Immutable, so the per-frame path borrows them without a retain. The box lives from
-    // create_performer to destroy_performer, and takes the performer with it. The two fields a frame
-    // reads come first, in the object's first cache line (declaration order is layout order).
-    let frameUpdating: (any FrameUpdating)?
-    let context: PerformerContext
-    /// The performer's `FrameBatch` (a `BatchedFrameUpdating` performer's), which `update_many` runs instead of
-    /// `frameUpdating` for each run of its members.
-    let frameBatch: AnyObject?
-    let performer: any PluginPerformer
-    let deviceMotionReceiving: (any DeviceMotionReceiving)?
-    let plans: PlanTable
+/// How the SDK calls the performers of one class, made once per class: each call downcasts the context's
+/// unretained performer with no dynamic cast, so that a context (the SDK's record of a performer) holds one
+/// pointer to its performer instead of an existential per protocol (16 bytes each).
+struct PerformerCalls: Sendable {
+    /// The performer as the protocol the plan calls use.
+    let performer: @Sendable (AnyObject) -> any PluginPerformer
+    /// `FrameUpdating.update(frame:)`, for a class that conforms.
+    let update: (@Sendable (AnyObject, Frame) -> Void)?
+    /// `DeviceMotionReceiving.receive(sample:)`, for a class that conforms.
+    let receive: (@Sendable (AnyObject, DeviceMotionSample) -> Void)?
 
-    init(performer: any PluginPerformer, context: PerformerContext, plans: PlanTable) {
-        self.performer = performer
-        self.frameUpdating = performer as? any FrameUpdating
-        self.deviceMotionReceiving = performer as? any DeviceMotionReceiving
-        self.context = context
-        self.plans = plans
-        self.frameBatch = plans.batchRunner?.batchOf(performer)
+    static func make(_ type: any PluginPerformer.Type) -> PerformerCalls { typed(type) }
+
+    private static func typed<P: PluginPerformer>(_: P.Type) -> PerformerCalls {
+        PerformerCalls(
+            performer: { unsafeDowncast($0, to: P.self) },
+            update: (P.self as? any FrameUpdating.Type).map { updating($0) },
+            receive: (P.self as? any DeviceMotionReceiving.Type).map { receiving($0) })
     }
 
-    /// The box behind a `motion_performer *` (not retained).
-    static func from(_ pointer: OpaquePointer) -> PerformerBox {
-        Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+    private static func updating<P: FrameUpdating>(_: P.Type) -> @Sendable (AnyObject, Frame) -> Void {
+        { unsafeDowncast($0, to: P.self).update(frame: $1) }
+    }
+
+    private static func receiving<P: DeviceMotionReceiving>(_: P.Type) -> @Sendable (AnyObject, DeviceMotionSample) -> Void {
+        { unsafeDowncast($0, to: P.self).receive(sample: $1) }
+    }
+}
+
+/// The SDK's record of a performer is its context: its address is the `motion_performer *` the host holds,
+/// retained from `create_performer` to `destroy_performer`.
+extension PerformerContext {
+    /// The context behind a `motion_performer *` (not retained).
+    static func from(_ pointer: OpaquePointer) -> PerformerContext {
+        Unmanaged<PerformerContext>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+    }
+
+    /// The performer (retained for the caller); only between `create_performer` and `destroy_performer`.
+    var performer: any PluginPerformer { plans.calls.performer(performerObject.unsafelyUnwrapped.takeUnretainedValue()) }
+
+    /// The performer's `update(frame:)` with no retain (a `FrameUpdating` performer's; else nothing).
+    @inline(__always)
+    func update(frame: Frame) {
+        guard let update = plans.calls.update, let object = performerObject else { return }
+        object._withUnsafeGuaranteedRef { update($0, frame) }
     }
 
     /// Decodes a plan's JSON bytes (host-owned, valid for the call): through the host's plan-field
     /// functions when the host has them (no JSON parsing for the plan in flight), else, or when a field
     /// cannot be read that way, from the JSON itself.
     func decodePlan(_ json: UnsafePointer<CChar>, _ length: Int) throws -> any PluginPlan {
-        let host = context.host
+        let host = self.host
         if host.coversPlanFields {
             let fields = HostPlanFields(host: host, json: json, length: length)
             if let type = fields.string("type"), let planType = plans.types[type],
@@ -133,7 +155,7 @@ struct TypedAdd: Sendable {
     }
 }
 
-extension PerformerBox {
+extension PerformerContext {
     /// Hands the plan behind a handle (motion/plans.h; valid for the call) to the performer, read in one host
     /// call for a `PlanFieldReading` type, else, or when a field cannot be read that way, from its JSON.
     func addPlan(handle: OpaquePointer, _ host: UnsafePointer<motion_plans_v1>, named name: String?) throws {
@@ -292,12 +314,13 @@ func sdkCreatePerformer(
         return nil
     }
     let performerContext = PerformerContext(
-        host: plugin.host, handle: ContextHandle(raw: context), targetName: String(cString: targetName),
-        pluginID: plugin.id)
+        plugin: plugin.identity, handle: ContextHandle(raw: context), targetName: String(cString: targetName),
+        plans: performerClass.plans)
     do {
         let performer = try performerClass.type.init(context: performerContext)
-        let box = PerformerBox(performer: performer, context: performerContext, plans: performerClass.plans)
-        return OpaquePointer(Unmanaged.passRetained(box).toOpaque())
+        performerContext.performerObject = Unmanaged.passRetained(performer)
+        if let batch = performerClass.plans.batchRunner?.batchOf(performer) { BatchMembers.join(batch, performerContext) }
+        return OpaquePointer(Unmanaged.passRetained(performerContext).toOpaque())
     } catch let thrown {
         performerContext.invalidate()
         _ = report(thrown, to: error)
@@ -309,9 +332,14 @@ func sdkDestroyPerformer(_ performer: OpaquePointer?) {
     // Writes queued during update_many (this call may be nested in one) reach the host before it returns.
     defer { PropertyWriteQueue.flushActive() }
     guard let performer else { return }
-    // Release the box, and with it the performer, while its context is still live, so the performer's
-    // deinit may terminate tokens; then invalidate the context.
-    let context = Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(performer)).takeRetainedValue().context
+    // Release the performer while its context is still live, so the performer's deinit may terminate tokens; then
+    // invalidate the context and release it (a performer that kept it keeps it, invalidated).
+    let context = Unmanaged<PerformerContext>.fromOpaque(UnsafeRawPointer(performer)).takeRetainedValue()
+    // Out of its batch's members first, while the performer (and so its batch) is alive.
+    BatchMembers.leave(context)
+    let object = context.performerObject
+    context.performerObject = nil
+    object?.release()
     context.invalidate()
 }
 
@@ -325,10 +353,10 @@ func sdkAddPlan(
         motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "add_plan needs a performer and non-empty plan JSON.")
         return MOTION_ERR_INVALID_ARGUMENT
     }
-    let box = PerformerBox.from(performer)
-    let target = box.performer
+    let context = PerformerContext.from(performer)
+    let target = context.performer
     do {
-        try target.add(box.decodePlan(json, length))
+        try target.add(context.decodePlan(json, length))
         return MOTION_OK
     } catch let thrown {
         return report(thrown, to: error)
@@ -346,10 +374,10 @@ func sdkAddNamedPlan(
             error, MOTION_ERR_INVALID_ARGUMENT, "add_named_plan needs a performer, a non-empty name and plan JSON.")
         return MOTION_ERR_INVALID_ARGUMENT
     }
-    let box = PerformerBox.from(performer)
-    let target = box.performer
+    let context = PerformerContext.from(performer)
+    let target = context.performer
     do {
-        try target.add(box.decodePlan(json, length), named: String(cString: name))
+        try target.add(context.decodePlan(json, length), named: String(cString: name))
         return MOTION_OK
     } catch let thrown {
         return report(thrown, to: error)
@@ -382,13 +410,13 @@ func sdkAddNamedPlanByHandle(
 private func addByHandle(_ performer: OpaquePointer, _ plan: OpaquePointer, named name: String?, _ error: UnsafeMutablePointer<motion_error>?)
     -> motion_status
 {
-    let box = PerformerBox.from(performer)
-    guard let host = box.context.host.plans else {
+    let context = PerformerContext.from(performer)
+    guard let host = context.host.plans else {
         motion_error_set(error, MOTION_ERR_INTERNAL, "a plan by handle from a host without motion.plans/1.")
         return MOTION_ERR_INTERNAL
     }
     do {
-        try box.addPlan(handle: plan, host, named: name)
+        try context.addPlan(handle: plan, host, named: name)
         return MOTION_OK
     } catch let thrown {
         return report(thrown, to: error)
@@ -405,7 +433,7 @@ func sdkRemoveNamedPlan(
             error, MOTION_ERR_INVALID_ARGUMENT, "remove_named_plan needs a performer and a non-empty name.")
         return MOTION_ERR_INVALID_ARGUMENT
     }
-    let target = PerformerBox.from(performer).performer
+    let target = PerformerContext.from(performer).performer
     do {
         try target.removePlan(named: String(cString: name))
         return MOTION_OK
@@ -426,7 +454,7 @@ func sdkGetExtension(_ id: UnsafePointer<CChar>?) -> UnsafeRawPointer? {
 
 func sdkUpdate(_ performer: OpaquePointer?, _ frame: UnsafePointer<motion_frame>?) {
     guard let performer, let frame else { return }
-    if PerformerBox.from(performer).frameBatch != nil {
+    if PerformerContext.from(performer).batchMembers != nil {
         // A batch's member: its batch's update of it alone, its writes queued as in update_many.
         var one: OpaquePointer? = performer
         sdkUpdateMany(&one, 1, frame)
@@ -435,10 +463,10 @@ func sdkUpdate(_ performer: OpaquePointer?, _ frame: UnsafePointer<motion_frame>
     // Writes queued during update_many (this call may be nested in one) reach the host before it returns.
     defer { PropertyWriteQueue.flushActive() }
     let value = readCovered(frame, zero: motion_frame())
-    // The per-frame path: borrow the box (the host keeps it alive until destroy_performer) instead of
-    // retaining it, which measured as a fifth of the boundary's cost.
-    Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(performer))._withUnsafeGuaranteedRef { box in
-        box.frameUpdating?.update(frame: Frame(index: value.index, time: value.time, delta: value.delta))
+    // The per-frame path: borrow the context and its performer (the host keeps them alive until
+    // destroy_performer) instead of retaining them, which measured as a fifth of the boundary's cost.
+    Unmanaged<PerformerContext>.fromOpaque(UnsafeRawPointer(performer))._withUnsafeGuaranteedRef { context in
+        context.update(frame: Frame(index: value.index, time: value.time, delta: value.delta))
     }
 }
 
@@ -449,7 +477,7 @@ func sdkUpdateMany(_ performers: UnsafePointer<OpaquePointer?>?, _ count: Int, _
     let members = UnsafeBufferPointer(start: performers, count: count)
     guard let first = members.first(where: { $0 != nil }).flatMap({ $0 }) else { return }
     // The performers' property writes go to the host in set_properties calls (ABI 1.1 hosts).
-    let firstContext = PerformerBox.from(first).context
+    let firstContext = PerformerContext.from(first)
     let queue = PropertyWriteQueue.take(host: firstContext.host, pluginID: firstContext.pluginID)
     defer { queue?.putBack() }
     let pending = queue.map { Unmanaged.passUnretained($0) }
@@ -460,18 +488,14 @@ func sdkUpdateMany(_ performers: UnsafePointer<OpaquePointer?>?, _ count: Int, _
                 index += 1
                 continue
             }
-            Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(performer))._withUnsafeGuaranteedRef { box in
-                if let batch = box.frameBatch, let runner = box.plans.batchRunner {
+            Unmanaged<PerformerContext>.fromOpaque(UnsafeRawPointer(performer))._withUnsafeGuaranteedRef { context in
+                if let batchMembers = context.batchMembers, let runner = context.plans.batchRunner {
                     // The run of this batch's members that starts here, updated in one call.
-                    var end = index + 1
-                    while end < count, let next = members[end],
-                        Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(next))._withUnsafeGuaranteedRef({ $0.frameBatch === batch })
-                    {
-                        end += 1
-                    }
+                    let end = batchMembers._withUnsafeGuaranteedRef { $0.endOfRun(in: members, startingAt: index, context.batchIndex) }
+                    let batch = batchMembers._withUnsafeGuaranteedRef { $0.batch }
                     let run = UnsafeBufferPointer(rebasing: members[index..<end])
-                    if box.context.host.slots != nil {
-                        runner.run(batch, run, swiftFrame, FrameBatchWriter(queue: pending, context: box.context.handle.raw))
+                    if context.host.slots != nil {
+                        runner.run(batch, run, swiftFrame, FrameBatchWriter(queue: pending, context: context.handle.raw))
                     } else {
                         // No slots (a host older than ABI 1.3): the batch writes through its members' contexts,
                         // which queue for set_properties as around a performer's own update.
@@ -482,10 +506,10 @@ func sdkUpdateMany(_ performers: UnsafePointer<OpaquePointer?>?, _ count: Int, _
                     index = end
                     return
                 }
-                let previous = box.context.pendingWrites
-                box.context.pendingWrites = pending
-                box.frameUpdating?.update(frame: swiftFrame)
-                box.context.pendingWrites = previous
+                let previous = context.pendingWrites
+                context.pendingWrites = pending
+                context.update(frame: swiftFrame)
+                context.pendingWrites = previous
                 index += 1
             }
         }
@@ -496,7 +520,7 @@ func sdkUpdateMany(_ performers: UnsafePointer<OpaquePointer?>?, _ count: Int, _
 private func setPendingWrites(_ queue: Unmanaged<PropertyWriteQueue>?, of run: UnsafeBufferPointer<OpaquePointer?>) {
     for performer in run {
         guard let performer else { continue }
-        Unmanaged<PerformerBox>.fromOpaque(UnsafeRawPointer(performer))._withUnsafeGuaranteedRef { $0.context.pendingWrites = queue }
+        Unmanaged<PerformerContext>.fromOpaque(UnsafeRawPointer(performer))._withUnsafeGuaranteedRef { $0.pendingWrites = queue }
     }
 }
 
@@ -504,6 +528,7 @@ func sdkReceive(_ performer: OpaquePointer?, _ sample: UnsafePointer<motion_devi
     // Writes queued during update_many (this call may be nested in one) reach the host before it returns.
     defer { PropertyWriteQueue.flushActive() }
     guard let performer, let sample else { return }
-    guard let target = PerformerBox.from(performer).deviceMotionReceiving else { return }
-    target.receive(sample: DeviceMotionSample(readCovered(sample, zero: motion_device_motion_sample())))
+    let context = PerformerContext.from(performer)
+    guard let receive = context.plans.calls.receive, let object = context.performerObject else { return }
+    object._withUnsafeGuaranteedRef { receive($0, DeviceMotionSample(readCovered(sample, zero: motion_device_motion_sample()))) }
 }

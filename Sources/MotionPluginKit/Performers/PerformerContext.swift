@@ -59,36 +59,48 @@ public struct PropertySlot: Hashable, Sendable {
 /// `.schedulerGone` instead of touching the host's freed context: the SDK waits for calls in flight on
 /// other threads before it lets the host free it.
 public final class PerformerContext: Sendable {
-    // The fields a frame's property write reads come first, so that they share the object's first
-    // cache line (Swift lays out a class's stored properties in declaration order).
+    // The fields a frame reads come first, so that they share the object's first cache line (Swift lays out a
+    // class's stored properties in declaration order). The context is also the SDK's record of the performer: its
+    // address is the `motion_performer *` the host holds (no second object per performer).
 
     /// Where property writes go while `update_many` updates this performer (set and cleared around its
     /// update on the scheduler thread, read only there), or `nil` to call `set_property` per write.
     /// Unmanaged: `update_many` keeps the queue alive around the update, and this path must not count
     /// references per write.
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var pendingWrites: Unmanaged<PropertyWriteQueue>?
+    /// The members of the performer's `FrameBatch` (a `BatchedFrameUpdating` performer's), retained from
+    /// `create_performer` to `destroy_performer` (scheduler thread): `update_many` runs the batch for each run of
+    /// its members.
+    @exclusivity(unchecked) nonisolated(unsafe) var batchMembers: Unmanaged<BatchMembers>?
+    /// The performer's number in ``batchMembers``.
+    @exclusivity(unchecked) nonisolated(unsafe) var batchIndex: Int32 = -1
+    /// The performer this context was made for, retained from `create_performer` to `destroy_performer` (scheduler
+    /// thread), which releases it while the context is still live.
+    @exclusivity(unchecked) nonisolated(unsafe) var performerObject: Unmanaged<AnyObject>?
+    /// The performer's class: its plan types and the calls made into its performers with no cast.
+    let plans: PlanTable
+    @usableFromInline let handle: ContextHandle
     /// `motion_sdk_thread_identity()` on the scheduler thread (where the host creates performers).
     @usableFromInline let schedulerThread: UInt
-    @usableFromInline let handle: ContextHandle
     /// Bit 62: destroyed. Bits 0..<62: calls in flight from threads other than the scheduler's.
     private let state = Atomic<Int>(0)
-    /// The host's `set_property`, copied once: the per-write path calls it with no other lookup.
-    private let setPropertyFunction: @convention(c) (OpaquePointer?, Int32, UnsafePointer<Double>?, UInt32) -> motion_status
-    let host: Host
+    /// The plugin's part that all its performers share: the host's interface and the plugin's id.
+    let plugin: PluginIdentity
 
     /// The name of the performer's target.
     public let targetName: String
     /// The plugin's id, e.g. `"org.motion.tweenkit"`.
-    public let pluginID: String
+    public var pluginID: String { plugin.id }
+    /// The host's interface.
+    var host: Host { plugin.host }
     private static let destroyedBit = 1 << 62
 
-    init(host: Host, handle: ContextHandle, targetName: String, pluginID: String) {
-        self.host = host
+    init(plugin: PluginIdentity, handle: ContextHandle, targetName: String, plans: PlanTable) {
+        self.plugin = plugin
         self.handle = handle
         self.targetName = targetName
-        self.pluginID = pluginID
+        self.plans = plans
         self.schedulerThread = motion_sdk_thread_identity()
-        self.setPropertyFunction = host.raw.pointee.set_property ?? { _, _, _, _ in MOTION_ERR_INTERNAL }
     }
 
     /// Whether the caller runs on the scheduler thread: one load and a compare, no call (the property
@@ -190,9 +202,28 @@ public final class PerformerContext: Sendable {
     /// the scheduler is active and a `FrameUpdating` performer receives frames.
     /// - Returns: the token, or `nil` when the host gives none (its scheduler has gone).
     public func generateToken() -> Token? {
+        generateTokenValue().map { Token(rawValue: $0, context: self) }
+    }
+
+    /// The host's value of a new token (never 0), or `nil` when the host gives none: a token with no object, for
+    /// ``ActivityToken``.
+    func generateTokenValue() -> motion_token? {
         guard let (status, raw) = try? withLiveContext({ host.tokenGenerate($0) }), status == MOTION_OK, raw != 0
         else { return nil }
-        return Token(rawValue: raw, context: self)
+        return raw
+    }
+
+    /// Terminates the token `rawValue` (`motion_host_v1.token_terminate`).
+    /// - Throws: as ``Token/terminate()``; `.schedulerGone` means the host has ended the token already.
+    func terminateToken(_ rawValue: motion_token) throws(PluginError) {
+        let status = try withLiveContext { host.tokenTerminate($0, rawValue) }
+        guard status == MOTION_OK else {
+            let detail =
+                status == MOTION_ERR_TOKEN_ALREADY_TERMINATED
+                ? "token \(rawValue) was already terminated. To fix, terminate each token exactly once."
+                : "the host did not terminate token \(rawValue)."
+            throw PluginError(PluginError.Code(rawValue: status), detail)
+        }
     }
 
     // MARK: Properties
@@ -298,7 +329,7 @@ public final class PerformerContext: Sendable {
         if isOnSchedulerThread, state.load(ordering: .relaxed) & Self.destroyedBit == 0 {
             // Destruction happens on this thread too, so it cannot race with this call.
             status = values.withUnsafeBufferPointer {
-                setPropertyFunction(handle.raw, property.rawValue, $0.baseAddress, UInt32(clamping: $0.count))
+                host.setProperty(handle, property.rawValue, $0)
             }
         } else {
             status = try withLiveContext { handle in
@@ -446,23 +477,14 @@ public final class Token: Hashable, Sendable, CustomStringConvertible {
     /// - Throws: `.tokenAlreadyTerminated` on a second terminate (nothing changes; never a trap),
     ///   `.unknownToken`, `.schedulerGone` (the host has already terminated it).
     public func terminate() throws(PluginError) {
-        let status: motion_status
         do {
-            status = try context.withLiveContext { context.host.tokenTerminate($0, rawValue) }
+            try context.terminateToken(rawValue)
         } catch {
-            terminated.store(true, ordering: .releasing)
+            // Destroyed (the host ended it) or the host's scheduler gone: over either way.
+            if error.code == .schedulerGone { terminated.store(true, ordering: .releasing) }
             throw error
         }
-        if status == MOTION_OK || status == MOTION_ERR_SCHEDULER_GONE {
-            terminated.store(true, ordering: .releasing)
-        }
-        guard status == MOTION_OK else {
-            let detail =
-                status == MOTION_ERR_TOKEN_ALREADY_TERMINATED
-                ? "token \(rawValue) was already terminated. To fix, terminate each token exactly once."
-                : "the host did not terminate token \(rawValue)."
-            throw PluginError(PluginError.Code(rawValue: status), detail)
-        }
+        terminated.store(true, ordering: .releasing)
     }
 
     /// `"token <rawValue>"`.

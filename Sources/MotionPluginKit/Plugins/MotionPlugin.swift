@@ -154,6 +154,8 @@ struct PerformerClass: Sendable {
 final class ExportedPlugin: @unchecked Sendable {
     let id: String
     let host: Host
+    /// The id and host again, in the one object every performer's context points to.
+    let identity: PluginIdentity
     let classes: [String: PerformerClass]
     let interface: UnsafeMutablePointer<motion_plugin_v1>
     let frames: UnsafeMutablePointer<motion_frames_v1>?
@@ -164,6 +166,7 @@ final class ExportedPlugin: @unchecked Sendable {
     init(id: String, host: Host, classes: [String: PerformerClass]) {
         self.id = id
         self.host = host
+        self.identity = PluginIdentity(id: id, host: host)
         self.classes = classes
         interface = .allocate(capacity: 1)
         interface.initialize(
@@ -202,6 +205,20 @@ final class ExportedPlugin: @unchecked Sendable {
         } else {
             planHandles = nil
         }
+    }
+}
+
+/// What every performer context of a plugin shares: one object, where each context kept the host's three
+/// pointers and the id's string before (40 bytes a performer).
+final class PluginIdentity: Sendable {
+    /// The plugin's id, e.g. `"org.motion.tweenkit"`.
+    let id: String
+    /// The host's interface.
+    let host: Host
+
+    init(id: String, host: Host) {
+        self.id = id
+        self.host = host
     }
 }
 
