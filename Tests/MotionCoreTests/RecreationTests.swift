@@ -392,3 +392,81 @@ struct RecreationTests {
         #expect(f.calls.isEmpty)
     }
 }
+
+/// R43 with a class that prepares its plans: re-added plans keep the form their commit prepared while the class's
+/// preparation is unchanged, and are prepared again once it changes.
+@Suite("Re-creating performers with prepared plans (R43)")
+struct RecreationPreparationTests {
+    final class Preparing {
+        var defaultD: JSONValue = 1
+        var preparations = 0
+        var seen: [String] = []
+    }
+
+    final class Performer: NamedPlanPerforming {
+        let state: Preparing
+        init(_ state: Preparing) { self.state = state }
+        func addPlan(_ plan: Plan) throws { state.seen.append(Self.text(plan)) }
+        func addPlan(_ plan: Plan, named name: String) throws { state.seen.append("\(name): " + Self.text(plan)) }
+        static func text(_ plan: Plan) -> String {
+            func number(_ value: JSONValue?) -> String { if case .number(let x)? = value { "\(Int(x))" } else { "?" } }
+            return "n=\(number(plan["n"])) d=\(number(plan["d"]))"
+        }
+        func removePlan(named name: String) throws {}
+    }
+
+    func makeFixture() -> (RecreationTests.Fixture, Preparing, PerformerClass) {
+        let state = Preparing()
+        let performerClass = PerformerClass(
+            name: "Preparing",
+            preparePlan: { plan in
+                state.preparations += 1
+                var fields = plan.fields
+                if fields["d"] == nil { fields["d"] = state.defaultD }
+                return Plan(type: plan.type, fields: fields)
+            },
+            make: { _ in Performer(state) })
+        let f = RecreationTests.Fixture { registry, _ in registry.register(performerClass, for: ["Prepared"]) }
+        return (f, state, performerClass)
+    }
+
+    @Test func plansOfAClassWhosePreparationDidNotChangeAreGivenAgainAsTheirCommitPreparedThem() throws {  // R43
+        let (f, state, performerClass) = makeFixture()
+        try f.harness.commit {
+            $0.add(plan("Prepared", ["n": 1]), to: "a")
+            $0.add(plan("Prepared", ["n": 2]), named: "x", to: "a")
+        }
+        #expect(state.preparations == 2)
+        state.seen = []
+        // A rule that changed without the class saying so is not applied: the kept, checked form is given.
+        state.defaultD = 7
+        let result = try f.scheduler.recreatePerformers(of: [performerClass])
+        #expect(result.readdedPlanCount == 2)
+        #expect(result.reusedPreparationCount == 2)
+        #expect(state.preparations == 2)
+        #expect(state.seen == ["n=1 d=1", "x: n=2 d=1"])
+    }
+
+    @Test func plansOfAClassWhosePreparationChangedArePreparedAgainWithTheNewRules() throws {  // R43
+        let (f, state, performerClass) = makeFixture()
+        try f.harness.commit {
+            $0.add(plan("Prepared", ["n": 1]), to: "a")
+            $0.add(plan("Prepared", ["n": 2, "d": 5]), named: "x", to: "a")
+        }
+        state.seen = []
+        state.defaultD = 7
+        performerClass.preparationDidChange()
+        let result = try f.scheduler.recreatePerformers(of: [performerClass])
+        #expect(result.readdedPlanCount == 2)
+        #expect(result.reusedPreparationCount == 0)
+        #expect(state.preparations == 4)
+        // The new default fills only the field the commit left out; a field given stays as given.
+        #expect(state.seen == ["n=1 d=7", "x: n=2 d=5"])
+        // Prepared again, the plans are kept in the new form: the next re-creation gives that one.
+        state.seen = []
+        let again = try f.scheduler.recreatePerformers(of: [performerClass])
+        #expect(again.reusedPreparationCount == 2)
+        #expect(state.preparations == 4)
+        #expect(state.seen == ["n=1 d=7", "x: n=2 d=5"])
+    }
+}

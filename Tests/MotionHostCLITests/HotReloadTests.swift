@@ -122,6 +122,30 @@ import Testing
         #expect(summary["stoppedBecause"] as? String == "interrupted")
     }
 
+    // Issue 14's goal (applied within 2 frames of the library being complete): a reload prepared while the frame loop
+    // waits is applied then and its line written at once, not with the next frame's lines.
+    @Test func aReloadPreparedBetweenFramesIsAppliedAndWrittenBeforeTheNextFrame() throws {
+        let folder = try PluginFolder()
+        // One frame every 4 s: frame 1 (at 4 s) starts the watch; the new build lands well before frame 2 (at 8 s).
+        let scene = folder.url.appendingPathComponent("scene.json")
+        let text = try String(contentsOf: scene, encoding: .utf8).replacing(#""frameRate": 60"#, with: #""frameRate": 0.25"#)
+        try Data(text.utf8).write(to: scene)
+        let serve = try ServeProcess(
+            ["scene.json", "--plugin-path", ".", "--watch", "--output", folder.output.path], in: folder.url)
+        _ = try #require(folder.waitForValue("level", 5), "the first build never set level: \(serve.standardErrorText)")
+        usleep(4_600_000)
+        try folder.install(offset: 100)
+        let reload = try #require(folder.waitForLine(seconds: 10) { $0["reload"] != nil }, "no reload line: \(serve.standardErrorText)")
+        // Seen before frame 2 ran: that frame's values (the new code's) are not in the file yet.
+        #expect(!folder.lines().contains { ($0["frame"] as? Int ?? -1) >= 2 && $0["changes"] != nil })
+        #expect(reload["frame"] as? Int == 2)
+        #expect(reload["time"] as? Double == 8)
+        #expect(reload["plans"] as? Int == 2)
+        let after = try #require(folder.waitForValue("level", 105, after: 1), "the new build did not run: \(serve.standardErrorText)")
+        #expect(after["frame"] as? Int == 2)
+        #expect(serve.stop(signal: SIGTERM) == 0)
+    }
+
     @Test func aBuildWhoseEntryRefusesIsReportedAndTheOldCodeKeepsRunning() throws {
         let folder = try PluginFolder()
         let serve = try ServeProcess(

@@ -50,4 +50,45 @@ private final class ManualTime: Sendable {
         #expect(clock.nextFrame(after: 0) == nil)
         #expect(clock.isStopRequested)
     }
+
+    // Issue 14: a reload prepared while the frame loop waits is applied then, not at the next frame's start.
+    @Test func workAskedForWhileTheClockWaitsRunsAtOnceAndTheWaitGoesOnToTheSameDueTime() {
+        let time = ManualTime()
+        final class Box: @unchecked Sendable { var clock: RealTimeClock?; var waits = 0 }
+        let box = Box()
+        let clock = RealTimeClock(
+            frameRate: 50, now: time.now,
+            wait: { deadline, _ in
+                box.waits += 1
+                // The first wait is ended by a request from another thread, 5 ms in; the second reaches its deadline.
+                if box.waits == 1 {
+                    time.advance(seconds: 0.005)
+                    box.clock?.requestWorkBetweenFrames()
+                } else if deadline > time.nanoseconds.load(ordering: .relaxed) {
+                    time.nanoseconds.store(deadline, ordering: .relaxed)
+                }
+            })
+        box.clock = clock
+        clock.start()
+        var ranAt: [UInt64] = []
+        #expect(clock.nextFrame(after: 0) { ranAt.append(time.nanoseconds.load(ordering: .relaxed)) } == 1)
+        #expect(ranAt == [1_005_000_000])
+        #expect(time.nanoseconds.load(ordering: .relaxed) == 1_020_000_000)
+        #expect(clock.droppedFrames == 0)
+        // Nothing asked for: the work does not run.
+        #expect(clock.nextFrame(after: 1) { ranAt.append(0) } == 2)
+        #expect(ranAt.count == 1)
+    }
+
+    @Test func workAskedForWhileAFrameRanRunsOnceBeforeTheNextFrame() {
+        let time = ManualTime()
+        let clock = RealTimeClock(frameRate: 50, now: time.now, wait: time.wait)
+        clock.start()
+        clock.requestWorkBetweenFrames()
+        clock.requestWorkBetweenFrames()
+        time.advance(seconds: 0.03)  // the frame overran: frame 1 is due already
+        var runs = 0
+        #expect(clock.nextFrame(after: 0) { runs += 1 } == 1)
+        #expect(runs == 1)
+    }
 }

@@ -101,6 +101,18 @@ public final class PerformerClass {
     let preparePlan: ((Plan) throws -> Plan)?
     let checkPlanOnTarget: ((Plan, Target) throws -> Void)?
     let preparePlanOnTarget: ((Plan, Target) throws -> Plan)?
+    /// Counts the changes of the class's plan preparation (``preparationDidChange()``): a plan prepared while it
+    /// had the same value is prepared the same way now (R43 gives such a plan again in that form).
+    private(set) var preparationRevision = 0
+
+    /// Says that the class's plan preparation changed (a plugin's manifest was read again with other plan
+    /// declarations: defaults, ranges, fields): plans prepared before are prepared again when
+    /// ``Scheduler/recreatePerformers(of:)`` gives them again. While it is not called, the plans kept for that are
+    /// given again in the form their commit prepared and checked (the same class with the same rules, and a target's
+    /// properties are never removed, so the checks would pass again and give the same plan: R43).
+    ///
+    /// Thread rule: on the thread of the schedulers that use the class.
+    public func preparationDidChange() { preparationRevision &+= 1 }
 
     /// Creates a performer class.
     /// - Parameters:

@@ -297,7 +297,9 @@ public final class Scheduler {
             let index = try performerRecord(performerClass, target: target)
             let performer = records[index].performer
             try performing(prepared, on: target.id) { () throws -> Void in try performer.addPlan(prepared) }
-            if recordsPlansForRecreation { planLogs[Int32(index), default: PlanLog()].add(plan) }
+            if recordsPlansForRecreation {
+                planLogs[Int32(index), default: PlanLog()].add(plan, prepared: prepared, revision: performerClass.preparationRevision)
+            }
             trace(.planAdded(prepared, performer: records[index].description))
 
         case .addNamed(let plan, let name, let targetID):
@@ -316,7 +318,10 @@ public final class Scheduler {
             }
             try performing(prepared, on: target.id) { () throws -> Void in try named.addPlan(prepared, named: name) }
             namedPlans[key] = Int32(index)
-            if recordsPlansForRecreation { planLogs[Int32(index), default: PlanLog()].add(plan, named: name) }
+            if recordsPlansForRecreation {
+                planLogs[Int32(index), default: PlanLog()].add(
+                    plan, prepared: prepared, revision: performerClass.preparationRevision, named: name)
+            }
             trace(.namedPlanAdded(prepared, name: name, performer: records[index].description))
 
         case .removeNamed(let name, let targetID):
@@ -563,8 +568,10 @@ public final class Scheduler {
     /// emitter and token generator (R11). Then each new performer is given the old one's plans again, in
     /// the order it was given them: every plain plan with a plain add, each name it held with a named add
     /// under that name (its latest plan; a removed name is not re-added). The plans are prepared and
-    /// checked by the class again, as at a commit. Target values are not touched: the new performers start
-    /// from what the old ones left.
+    /// checked by the class again, as at a commit, unless the class's preparation has not changed since they
+    /// were committed (``PerformerClass/preparationDidChange()`` not called): then the form that commit
+    /// prepared and checked is given, which the same checks would give again. Target values are not touched:
+    /// the new performers start from what the old ones left.
     ///
     /// While it runs, transactions the performers emit are not performed (their plans are already held by
     /// the performers the first emissions reached, which keep them or are re-created with them), and
@@ -612,7 +619,7 @@ public final class Scheduler {
             result.recreated.append(description)
             for entry in plans {
                 do {
-                    try readd(entry, to: index, on: target)
+                    if try readd(entry, to: index, on: target) { result.reusedPreparationCount += 1 }
                     result.readdedPlanCount += 1
                 } catch {
                     var error = error
@@ -711,15 +718,21 @@ public final class Scheduler {
         return made
     }
 
-    /// Gives a re-created performer one of its predecessor's plans again, prepared and checked by its class.
-    private func readd(_ entry: PlanLog.Entry, to index: Int, on target: Target) throws(CommitError) {
-        let (_, prepared) = try resolve(entry.plan, on: target)
+    /// Gives a re-created performer one of its predecessor's plans again: in the form its commit prepared and
+    /// checked when its class's preparation has not changed since (``PerformerClass/preparationDidChange()``),
+    /// else prepared and checked by its class again.
+    /// - Returns: Whether the kept prepared form was given (no preparation ran).
+    private func readd(_ entry: PlanLog.Entry, to index: Int, on target: Target) throws(CommitError) -> Bool {
+        let performerClass = records[index].performerClass
+        let isPrepared = entry.revision == performerClass.preparationRevision
+        let prepared = isPrepared ? entry.prepared : try resolve(entry.plan, on: target).1
+        let revision = performerClass.preparationRevision
         guard let name = entry.name else {
             let performer = records[index].performer
             try performing(prepared, on: target.id) { () throws -> Void in try performer.addPlan(prepared) }
-            planLogs[Int32(index), default: PlanLog()].add(entry.plan)
+            planLogs[Int32(index), default: PlanLog()].add(entry.plan, prepared: prepared, revision: revision)
             trace(.planAdded(prepared, performer: records[index].description))
-            return
+            return isPrepared
         }
         guard let named = records[index].named else {
             throw CommitError(
@@ -728,8 +741,9 @@ public final class Scheduler {
         }
         try performing(prepared, on: target.id) { () throws -> Void in try named.addPlan(prepared, named: name) }
         namedPlans[NamedPlanKey(target: target.id, name: name)] = Int32(index)
-        planLogs[Int32(index), default: PlanLog()].add(entry.plan, named: name)
+        planLogs[Int32(index), default: PlanLog()].add(entry.plan, prepared: prepared, revision: revision, named: name)
         trace(.namedPlanAdded(prepared, name: name, performer: records[index].description))
+        return isPrepared
     }
 
     /// The outstanding tokens whose owner satisfies `isOwner`, in the order they were generated (by id).
@@ -1049,12 +1063,16 @@ private struct PerformerRecord {
 }
 
 /// The plans one performer holds, in the order it was given them: every plain plan, and each name's latest
-/// plan until the name is removed (R43). Plans are kept as committed (before their class prepared them), so
-/// a re-created performer's plans are prepared again, by its class as it is then.
+/// plan until the name is removed (R43). Plans are kept as committed (before their class prepared them) and as
+/// prepared, with the class's ``PerformerClass/preparationRevision`` then: a re-created performer is given the
+/// prepared form while that is unchanged, else the plan prepared again by its class as it is then. (A completed
+/// plan shares the committed one's fields, so the prepared form adds little.)
 struct PlanLog {
     /// One held plan; `name` is `nil` for a plain add.
     struct Entry {
         let plan: Plan
+        let prepared: Plan
+        let revision: Int
         let name: String?
     }
 
@@ -1067,12 +1085,14 @@ struct PlanLog {
     /// The held plans, in order.
     var plans: [Entry] { entries.compactMap { $0 } }
 
-    mutating func add(_ plan: Plan) { entries.append(Entry(plan: plan, name: nil)) }
+    mutating func add(_ plan: Plan, prepared: Plan, revision: Int) {
+        entries.append(Entry(plan: plan, prepared: prepared, revision: revision, name: nil))
+    }
 
-    mutating func add(_ plan: Plan, named name: String) {
+    mutating func add(_ plan: Plan, prepared: Plan, revision: Int, named name: String) {
         remove(named: name)
         namedIndex[name] = entries.count
-        entries.append(Entry(plan: plan, name: name))
+        entries.append(Entry(plan: plan, prepared: prepared, revision: revision, name: name))
     }
 
     mutating func remove(named name: String) {
@@ -1102,6 +1122,9 @@ public struct PerformerRecreation: CustomStringConvertible {
     public var recreated: [PerformerDescription] = []
     /// How many plans were given again to the new performers.
     public var readdedPlanCount = 0
+    /// How many of those were given in the form their commit prepared and checked, without preparing them again:
+    /// their class's preparation had not changed since (``PerformerClass/preparationDidChange()``).
+    public var reusedPreparationCount = 0
     /// What failed, in order: a performer that could not be made again (the old one is kept, unchanged),
     /// or a plan the new performer refused (it is dropped; the others are kept). Each names the target, the
     /// plan type or class, and the cause.

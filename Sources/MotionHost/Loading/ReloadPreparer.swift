@@ -22,6 +22,7 @@ public final class ReloadPreparer: @unchecked Sendable {
     private var ready: [String: PreparedReload] = [:]
     private var changed: Set<String> = []
     private var isStopped = false
+    private var onWork: (@Sendable () -> Void)?
     /// How long one wait for the watcher's events lasts, in milliseconds: the thread looks at ``stop()`` (and
     /// watches folders that did not exist yet again) at least this often.
     static let waitMilliseconds: Int32 = 100
@@ -39,6 +40,12 @@ public final class ReloadPreparer: @unchecked Sendable {
     /// Runs `body` with the watcher, while its thread does not read it (to watch more files).
     public func withWatcher<R, E: Error>(_ body: (PluginWatcher) throws(E) -> R) throws(E) -> R {
         try watcherLock.withLock { () throws(E) -> R in try body(watcher) }
+    }
+
+    /// Calls `body` (on the watcher's thread) each time a reload is prepared or a plugin without a basis changed, so
+    /// that the frame loop can take it (``take()``) at once rather than at its next frame's start; `nil` stops it.
+    public func setOnWork(_ body: (@Sendable () -> Void)?) {
+        lock.withLock { onWork = body }
     }
 
     /// What a reload of plugin `id` starts from now, or `nil` to have its changes only reported (``take()``). Set it
@@ -80,6 +87,7 @@ public final class ReloadPreparer: @unchecked Sendable {
             for id in ids {
                 guard let basis = lock.withLock({ isStopped ? nil : bases[id] }) else {
                     lock.withLock { _ = changed.insert(id) }
+                    lock.withLock { onWork }?()
                     continue
                 }
                 let prepared = basis.prepare()
@@ -89,6 +97,7 @@ public final class ReloadPreparer: @unchecked Sendable {
                     return ready[id]
                 }
                 superseded?.discard()
+                lock.withLock { onWork }?()
             }
         }
         let left = lock.withLock { () -> [PreparedReload] in

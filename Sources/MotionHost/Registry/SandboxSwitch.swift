@@ -110,10 +110,13 @@ extension PluginHost {
         return pendingWorkFailures
     }
 
-    /// Points the plugin's performer classes at `manifest` (plan declarations, defaults, ranges).
+    /// Points the plugin's performer classes at `manifest` (plan declarations, defaults, ranges). A class whose plan
+    /// declarations change is told (``PerformerClass/preparationDidChange()``), so that R43 prepares its plans again;
+    /// the others' re-created performers get their plans in the form their commits prepared.
     func updateDeclarations(of id: String, to manifest: PluginManifest) {
         for (key, declaration) in declarations where key.pluginID == id {
             if let performer = manifest.performers.first(where: { $0.className == key.className }) {
+                if declaration.performer.plans != performer.plans { classes[key]?.preparationDidChange() }
                 declaration.update(manifest: manifest, performer: performer)
             }
         }

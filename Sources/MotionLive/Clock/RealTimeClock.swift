@@ -21,6 +21,7 @@ public final class RealTimeClock: Sendable {
     private let wait: Wait
     private let wake = DispatchSemaphore(value: 0)
     private let stopRequested = Atomic<Bool>(false)
+    private let workRequested = Atomic<Bool>(false)
     private let state = Mutex((start: UInt64(0), dropped: 0))
 
     /// A clock for a frame rate.
@@ -59,10 +60,24 @@ public final class RealTimeClock: Sendable {
     /// when the loop is late (counting the skipped ones in ``droppedFrames``).
     /// - Parameter frame: The frame that just ran.
     /// - Returns: The next frame's index, or `nil` once ``requestStop()`` was called.
-    public func nextFrame(after frame: Int) -> Int? {
+    public func nextFrame(after frame: Int) -> Int? { nextFrame(after: frame, betweenFrames: {}) }
+
+    /// ``nextFrame(after:)``, doing work between the frames when asked to (``requestWorkBetweenFrames()``): while it
+    /// waits, each request ends the wait, `betweenFrames` runs on this thread, and the wait goes on to the same due
+    /// time (so the work runs as soon as it is asked for, not at the next frame's start). A request made before the
+    /// wait, or while the frame after is due already, runs it once before returning.
+    /// - Parameters:
+    ///   - frame: The frame that just ran.
+    ///   - betweenFrames: The work; it may take longer than the frame period (the frames it overran are dropped).
+    /// - Returns: The next frame's index, or `nil` once ``requestStop()`` was called.
+    public func nextFrame(after frame: Int, betweenFrames: () -> Void) -> Int? {
         let next = frame + 1
         while true {
             if stopRequested.load(ordering: .acquiring) { return nil }
+            if workRequested.exchange(false, ordering: .acquiringAndReleasing) {
+                betweenFrames()
+                continue
+            }
             let due = dueTime(ofFrame: next)
             let current = now()
             if current >= due {
@@ -73,6 +88,13 @@ public final class RealTimeClock: Sendable {
             }
             wait(due, wake)
         }
+    }
+
+    /// Asks the loop to run its between-frames work (``nextFrame(after:betweenFrames:)``) now, or, when it is not
+    /// waiting, before it next returns a frame. Safe from any thread; requests before the work runs count once.
+    public func requestWorkBetweenFrames() {
+        workRequested.store(true, ordering: .releasing)
+        wake.signal()
     }
 
     /// Asks the loop to stop at its next frame boundary; wakes a ``nextFrame(after:)`` that is waiting.

@@ -116,6 +116,7 @@ enum RunCommand {
             output.flush()
             progress.update(point)
         }
+        runner.onLinesBetweenFrames = { output.flush() }
         cmotionhost_install_interrupt_handler()
         runner.isInterrupted = { cmotionhost_interruption() != 0 }
         if pluginTimeout > 0 {

@@ -10,10 +10,20 @@ protocol FrameClock: AnyObject {
     /// - Returns: The next frame's index (more than `frame + 1` when frames were dropped), or `nil` to stop
     ///   the run at this frame boundary (its summary says ``stopReason``).
     func nextFrame(after frame: Int) -> Int?
+    /// ``nextFrame(after:)``, running `betweenFrames` on this thread while it waits whenever
+    /// ``requestWorkBetweenFrames`` was called (a real-time clock; one that does not wait never runs it).
+    func nextFrame(after frame: Int, betweenFrames: () -> Void) -> Int?
+    /// Asks for the between-frames work from any thread, or `nil` when the clock does not wait.
+    var requestWorkBetweenFrames: (@Sendable () -> Void)? { get }
     /// Frames skipped so far, for the summary; `nil` when the clock never skips.
     var droppedFrames: Int? { get }
     /// Why ``nextFrame(after:)`` returned `nil`.
     var stopReason: StopReason { get }
+}
+
+extension FrameClock {
+    func nextFrame(after frame: Int, betweenFrames: () -> Void) -> Int? { nextFrame(after: frame) }
+    var requestWorkBetweenFrames: (@Sendable () -> Void)? { nil }
 }
 
 /// `run`'s clock: every frame, one after another, as fast as they compute.
@@ -36,6 +46,8 @@ final class RealTimeFrameClock: FrameClock, Sendable {
 
     func start() { clock.start() }
     func nextFrame(after frame: Int) -> Int? { clock.nextFrame(after: frame) }
+    func nextFrame(after frame: Int, betweenFrames: () -> Void) -> Int? { clock.nextFrame(after: frame, betweenFrames: betweenFrames) }
+    var requestWorkBetweenFrames: (@Sendable () -> Void)? { { [clock] in clock.requestWorkBetweenFrames() } }
     var droppedFrames: Int? { clock.droppedFrames }
     var stopReason: StopReason { reason.withLock { $0 } }
 

@@ -43,6 +43,13 @@ final class HotReload {
 
     deinit { preparer.stop() }
 
+    /// Calls `body` from the watcher's thread each time a reload is prepared or a plugin without one changed
+    /// (``ReloadPreparer/setOnWork(_:)``): a frame loop that waits applies it then (``apply(scheduler:)``).
+    func setOnPreparedWork(_ body: (@Sendable () -> Void)?) { preparer.setOnWork(body) }
+
+    /// Whether the watcher's thread has a reload prepared, or a changed plugin, for ``apply(scheduler:)``.
+    var hasPreparedWork: Bool { preparer.hasPendingWork }
+
     /// Watches plugins loaded since the last call, then reloads each one whose files changed: those the watcher's
     /// thread prepared (``ReloadPreparer``) are finished here, the others (a first load that failed, a rebuild that
     /// landed before the watch began) done here from the start.

@@ -115,6 +115,10 @@ enum ServeCommand {
             live.flush()
             output?.flush()
         }
+        runner.onLinesBetweenFrames = {
+            live.flush()
+            output?.flush()
+        }
 
         // As in run: a failure that does not end the run (a queued emission, a wire transaction, a device that
         // stopped) is an error line in the timeline and one on standard error.
