@@ -57,6 +57,8 @@ struct HostContext: Hashable, Sendable {
     static let entryBytes = MemoryLayout<ContextEntry>.stride
     /// How many table entries the process has made: the most contexts that were ever live at once.
     static var madeEntryCount: Int { ContextTable.madeCount.load(ordering: .acquiring) }
+    /// How many entries are free (retired and not taken again).
+    static var freeEntryCount: Int { ContextTable.lock.withLock { $0.count } }
 
     private var index: Int { Int(truncatingIfNeeded: handle & 0xFFFF_FFFF) &- 1 }
     private var generation: UInt32 { UInt32(truncatingIfNeeded: handle &>> 32) }
@@ -81,11 +83,18 @@ struct HostContext: Hashable, Sendable {
     /// The target's name (its ``TargetID``'s string: no copy), readable from any thread; empty once retired.
     var targetID: String { withLiveEntry { $0.pointee.target.takeUnretainedValue().id.name } ?? "" }
 
-    /// The plugin's name and the target's, for a log line of the plugin's; `nil` once retired.
+    /// The plugin's name and the target's, for a log line of the plugin's: also once retired, until the entry is
+    /// taken by a later context (the longest free first; motion/log.h); then `nil`.
     var logAttribution: (plugin: String, target: String, route: PluginLogRoute?)? {
-        withLiveEntry { entry in
+        ContextTable.lock.withLock { _ in
+            let entry = self.entry
+            let current = entry.pointee.generation.load(ordering: .relaxed)
             let identity = entry.pointee.identity
-            return (identity?.description ?? "", entry.pointee.target.takeUnretainedValue().id.name, identity?.logRoute)
+            if current == generation {
+                return (identity?.description ?? "", entry.pointee.target.takeUnretainedValue().id.name, identity?.logRoute)
+            }
+            guard current == generation &+ 1, entry.pointee.isFree, let name = entry.pointee.more?.retiredTargetName else { return nil }
+            return (identity?.description ?? "", name, identity?.logRoute)
         }
     }
 
@@ -133,19 +142,22 @@ struct HostContext: Hashable, Sendable {
     /// failed `create_performer`) returned; a second call does nothing.
     func retire() {
         let index = self.index
-        let released = ContextTable.lock.withLock { free -> (ContextRarer?, PluginIdentity?)? in
+        let released = ContextTable.lock.withLock { free -> (ContextRarer?, Unmanaged<Target>)? in
             let entry = self.entry
             guard entry.pointee.generation.load(ordering: .relaxed) == generation else { return nil }
             entry.pointee.generation.store(generation &+ 1, ordering: .releasing)
-            defer {
-                (entry.pointee.more, entry.pointee.identity) = (nil, nil)
-                (entry.pointee.emitter, entry.pointee.tokenGenerator, entry.pointee.token) = (nil, nil, 0)
-                free.append(UInt32(index))
-            }
-            return (entry.pointee.more, entry.pointee.identity)
+            let held = (entry.pointee.more, entry.pointee.target)
+            // Until the entry is taken again, a late log line is still attributed (motion/log.h): the identity stays,
+            // and the target's name is kept (the target itself is let go).
+            let retired = ContextRarer()
+            retired.retiredTargetName = entry.pointee.target.takeUnretainedValue().id.name
+            (entry.pointee.more, entry.pointee.isFree) = (retired, true)
+            (entry.pointee.emitter, entry.pointee.tokenGenerator, entry.pointee.token) = (nil, nil, 0)
+            free.append(UInt32(index))
+            return held
         }
-        // Freed outside the lock: the C name, the token objects, an identity of its own.
-        _ = released
+        // Freed outside the lock: the C name, the token objects, the target if no one else holds it.
+        released?.1.release()
     }
 
     /// Ends every token the plugin still holds through this context, as the host does for a performer that goes
@@ -298,10 +310,13 @@ private struct ContextEntry: ~Copyable {
     /// The generation of the entry's current context, or, between contexts, of its next one.
     let generation: Atomic<UInt32>
     var batchesFrames: Bool
+    /// Whether the entry is in the free list (retired, not yet taken again). Under the lock.
+    var isFree: Bool
     /// The context's scheduler thread (a `pthread_t`).
     let thread: Atomic<pthread_t>
-    /// The performer's target and its scene, unretained: the scheduler holds the scene, the scene its targets,
-    /// and the performer lives no longer than the scheduler (R42). Left as they are when the context retires.
+    /// The performer's target, retained (so that it can be read until the context retires, also while its
+    /// scheduler goes away), and its scene, unretained: the scheduler holds the scene, and the performer lives no
+    /// longer than the scheduler (R42). Left as they are, released, when the context retires.
     var target: Unmanaged<Target>
     var scene: Unmanaged<Scene>
     var identity: PluginIdentity?
@@ -327,6 +342,8 @@ private final class ContextRarer {
     /// The target's name as a C string for `target_name`, made on its first call and kept for the context's
     /// life (the header promises it stays valid as long as the context).
     var cTargetName: UnsafeMutablePointer<CChar>?
+    /// A retired context's target name, for its late log lines while its entry is free.
+    var retiredTargetName: String?
 
     func rememberTermination(_ id: motion_token) {
         if terminated.count < HostContext.rememberedTerminations {
@@ -362,7 +379,31 @@ private enum ContextTable {
     static let madeCount = Atomic<Int>(0)
 
     /// Guards the entries' locked fields; holds the free list: the indices of retired entries.
-    static let lock = ProcessLock<[UInt32]>([])
+    static let lock = ProcessLock(FreeList())
+
+    /// The retired entries' indices, oldest first: an entry is taken again as late as it can be, so that a late
+    /// log line of its last context is attributed for as long as can be.
+    struct FreeList {
+        private var indices: [UInt32] = []
+        private var head = 0
+
+        mutating func append(_ index: UInt32) { indices.append(index) }
+
+        mutating func popFirst() -> UInt32? {
+            guard head < indices.count else { return nil }
+            defer {
+                head += 1
+                // The taken half is dropped once it is most of the array.
+                if head >= 1024, head * 2 >= indices.count {
+                    indices.removeFirst(head)
+                    head = 0
+                }
+            }
+            return indices[head]
+        }
+
+        var count: Int { indices.count - head }
+    }
 
     @inline(__always)
     static func entry(_ index: Int) -> UnsafeMutablePointer<ContextEntry> {
@@ -372,21 +413,28 @@ private enum ContextTable {
     /// Takes an entry for a new context on the calling thread's scheduler and returns its handle.
     static func make(target: Target, identity: PluginIdentity, batchesFrames: Bool) -> UInt64 {
         let thread = pthread_self()
+        var released: (PluginIdentity?, ContextRarer?) = (nil, nil)
+        defer { _ = released }
         return lock.withLock { free in
             let index: Int
-            if let retired = free.popLast() {
+            if let retired = free.popFirst() {
                 index = Int(retired)
                 let entry = self.entry(index)
                 entry.pointee.thread.store(thread, ordering: .relaxed)
-                (entry.pointee.target, entry.pointee.scene) = (.passUnretained(target), .passUnretained(target.scene))
-                (entry.pointee.batchesFrames, entry.pointee.identity) = (batchesFrames, identity)
+                (entry.pointee.target, entry.pointee.scene) = (.passRetained(target), .passUnretained(target.scene))
+                // The previous context's identity and name (for its late lines) go, outside the lock.
+                released = (entry.pointee.identity, entry.pointee.more)
+                (entry.pointee.batchesFrames, entry.pointee.isFree, entry.pointee.identity, entry.pointee.more) = (
+                    batchesFrames, false, identity, nil
+                )
             } else {
                 index = madeCount.load(ordering: .relaxed)
                 precondition(index < chunkLimit << chunkBits, "the host holds at most \(chunkLimit << chunkBits) plugin performers at once")
                 if index & chunkMask == 0 { chunks[index &>> chunkBits] = .allocate(capacity: 1 << chunkBits) }
                 entry(index).initialize(
                     to: ContextEntry(
-                        generation: Atomic(0), batchesFrames: batchesFrames, thread: Atomic(thread), target: .passUnretained(target),
+                        generation: Atomic(0), batchesFrames: batchesFrames, isFree: false, thread: Atomic(thread),
+                        target: .passRetained(target),
                         scene: .passUnretained(target.scene), identity: identity, emitter: nil, tokenGenerator: nil, token: 0, more: nil))
                 madeCount.store(index + 1, ordering: .releasing)
             }
