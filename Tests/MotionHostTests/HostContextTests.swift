@@ -1,6 +1,7 @@
 import CMotionABI
 import Foundation
 import MotionCore
+import Synchronization
 import Testing
 
 @testable import MotionHost
@@ -89,5 +90,92 @@ struct HostContextTests {
         #expect(host.target_name(context.opaque).map { String(cString: $0) } == "")
         // The token the context held is the scheduler's to end, not the plugin's any more.
         #expect(scheduler.isActive)
+    }
+}
+
+@Suite("Host contexts in the process's table (issue 12: no memory kept per retired context)")
+struct HostContextTableTests {
+    @Test("a retired context's entry is taken again by later contexts, and the retired handle stays gone (its generation)")
+    func retiredEntriesAreReused() throws {
+        let scene = Scene(targets: ["card"])
+        let target = try #require(scene.target("card"))
+        let first = HostContext(target: target, pluginDescription: "test")
+        first.retire()
+        let made = HostContext.madeEntryCount
+        var last = first
+        for _ in 0..<10_000 {
+            last = HostContext(target: target, pluginDescription: "test")
+            last.retire()
+        }
+        // Kept forever, 10,000 retired contexts would be 10,000 more; other tests make contexts meanwhile.
+        #expect(HostContext.madeEntryCount - made < 1_000)
+        let live = HostContext(target: target, pluginDescription: "test")
+        defer { live.retire() }
+        #expect(live.isLive && !first.isLive && !last.isLive)
+        #expect(live != first && live != last)
+        let host = HostInterface.table.pointee
+        var value = 1.0
+        #expect(host.set_property(first.opaque, 0, &value, 1) == MOTION_ERR_SCHEDULER_GONE)
+        #expect(host.property_id(first.opaque, "x") == MOTION_ERR_SCHEDULER_GONE)
+        #expect(host.target_name(first.opaque).map { String(cString: $0) } == "")
+        #expect(host.target_name(live.opaque).map { String(cString: $0) } == "card")
+        #expect(host.property_id(live.opaque, "x") >= 0)
+    }
+
+    @Test("a pointer that is no host context is refused with MOTION_ERR_INVALID_ARGUMENT, never read")
+    func foreignPointerIsRefused() {
+        let host = HostInterface.table.pointee
+        // An index far past any entry the process made.
+        let foreign = OpaquePointer(bitPattern: 0x0000_7F00_FFFF_FFF0)
+        var value = 1.0
+        #expect(host.set_property(foreign, 0, &value, 1) == MOTION_ERR_INVALID_ARGUMENT)
+        #expect(host.property_id(foreign, "x") == MOTION_ERR_INVALID_ARGUMENT)
+        var token: motion_token = 0
+        #expect(host.token_generate(foreign, &token) == MOTION_ERR_INVALID_ARGUMENT)
+        #expect(host.token_terminate(foreign, 1) == MOTION_ERR_INVALID_ARGUMENT)
+        #expect(host.target_name(foreign).map { String(cString: $0) } == "")
+    }
+
+    @Test("a token taken on the scheduler's thread is held as an id, and another thread may end it (R36)")
+    func tokenByIDEndsFromAnotherThread() throws {
+        let (context, scheduler) = try HostContextTests().context()
+        let token = try #require(context.generateToken())
+        #expect(context.heldTokenObjectCount == 0)
+        #expect(scheduler.isActive)
+        let status = Mutex<motion_status>(MOTION_ERR_INTERNAL)
+        let thread = Thread { status.withLock { $0 = HostInterface.table.pointee.token_terminate(context.opaque, token) } }
+        thread.start()
+        var waited = 0
+        while !thread.isFinished, waited < 500 {
+            usleep(10_000)
+            waited += 1
+        }
+        #expect(status.withLock { $0 } == MOTION_OK)
+        // Delivered at the scheduler's next turn, on its thread.
+        #expect(scheduler.isActive)
+        scheduler.processPendingWork()
+        #expect(!scheduler.isActive)
+        #expect(context.terminateToken(token) == MOTION_ERR_TOKEN_ALREADY_TERMINATED)
+    }
+
+    @Test("a token taken on another thread is held as an object and ends on the scheduler's thread (R36)")
+    func tokenFromAnotherThreadIsAnObject() throws {
+        let (context, scheduler) = try HostContextTests().context()
+        let token = Mutex<motion_token>(0)
+        let thread = Thread { token.withLock { _ = HostInterface.table.pointee.token_generate(context.opaque, &$0) } }
+        thread.start()
+        var waited = 0
+        while !thread.isFinished, waited < 500 {
+            usleep(10_000)
+            waited += 1
+        }
+        let id = token.withLock { $0 }
+        #expect(id != 0)
+        #expect(context.heldTokenObjectCount == 1)
+        scheduler.processPendingWork()
+        #expect(scheduler.isActive)
+        #expect(context.terminateToken(id) == MOTION_OK)
+        #expect(context.heldTokenObjectCount == 0)
+        #expect(!scheduler.isActive)
     }
 }

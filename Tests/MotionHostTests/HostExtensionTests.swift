@@ -39,3 +39,33 @@ import Testing
         #expect(received.withLock { $0 } == [#"warning: org.example.logger (logger.json) (card): I am org.evil\u{a}next line"#])
     }
 }
+
+@Suite("Late log lines of a destroyed performer (motion/log.h)")
+struct LateLogLineTests {
+    /// The host's `motion_log_v1.log`.
+    static func contextLog() throws -> @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?) -> Void {
+        let raw = try #require(MOTION_HOST_EXTENSION_LOG.withCString { HostInterface.table.pointee.get_extension!($0) })
+        return try #require(raw.assumingMemoryBound(to: motion_log_v1.self).pointee.log)
+    }
+
+    @Test("a line logged with a retired context is still attributed while its entry is free, and not once it is taken again")
+    func lateLineIsAttributedUntilTheEntryIsTaken() throws {
+        let received = Mutex<[String]>([])
+        let route = PluginLogRoute(sink: { level, message in received.withLock { $0.append("\(level): \(message)") } })
+        let scene = Scene(targets: ["card"])
+        let target = try #require(scene.target("card"))
+        let context = HostContext(target: target, pluginDescription: "org.example.late (late.json)", logRoute: route)
+        // Entries retired before it are taken again before its own (the longest free first).
+        let earlier = (0..<64).map { _ in HostContext(target: target, pluginDescription: "test") }
+        for other in earlier { other.retire() }
+        context.retire()
+        let log = try Self.contextLog()
+        log(context.opaque, MOTION_LOG_WARNING, "finishing late")
+        #expect(received.withLock { $0 } == ["warning: org.example.late (late.json) (card): finishing late"])
+        // Every free entry taken again (its own among them): the line is no longer the destroyed performer's.
+        let later = (0...HostContext.freeEntryCount).map { _ in HostContext(target: target, pluginDescription: "test") }
+        defer { for other in later { other.retire() } }
+        log(context.opaque, MOTION_LOG_DEBUG, "much later")
+        #expect(received.withLock { $0.count } == 1)
+    }
+}

@@ -5,8 +5,8 @@ import Testing
 @testable import MotionCore
 @testable import MotionHost
 
-/// What the host keeps per performer of a plugin (issue 12: memory per running TweenKit Tween): its proxy and host
-/// context, measured as the heap blocks they take (`malloc_usable_size`), in process and isolated.
+/// What the host keeps per performer of a plugin (issue 12: memory per running TweenKit Tween): its proxy, measured as
+/// the heap block it takes (`malloc_usable_size`), and its host context's table entry, in process and isolated.
 @Suite("The host's objects per plugin performer")
 struct PerformerMemoryTests {
     /// Makes eight TweenKit performers through `host`, one per target with a 10-byte name (as the benchmark's
@@ -43,14 +43,18 @@ struct PerformerMemoryTests {
     }
 
     @Test(
-        "a running in-process TweenKit Tween's proxy and host context take at most 40 + 136 usable bytes (48- and 144-byte heap blocks), with no name copied"
+        "a running in-process TweenKit Tween's proxy takes at most 40 usable bytes (a 48-byte heap block) and its host context an 88-byte table entry, with no name copied and its token an id"
     )
     func inProcessPerformer() throws {
         try withTweenPerformers(isolated: false) { made in
             let performers = try made.map { try #require($0 as? EntryPerformer) }
             #expect(Self.blockBytes(performers) <= 40)
-            #expect(Self.blockBytes(performers.map(\.context)) <= 136)
-            // The target's name is the target's own (inline, for a short one) until the plugin asks for a C copy.
+            // The context is a handle into the host's table (no heap block of its own; it was a 144-byte block).
+            #expect(MemoryLayout<HostContext>.size == 8)
+            #expect(HostContext.entryBytes <= 88)
+            // Its token is held by id: no 48-byte token object per running Tween.
+            #expect(performers.allSatisfy { $0.context.heldTokenObjectCount == 0 })
+            // The target's name is the target's own until the plugin asks for a C copy.
             #expect(performers[0].context.targetID == "card123450")
             #expect(String(cString: performers[0].context.targetName) == "card123450")
             // Every context of the plugin shares one identity.
@@ -58,12 +62,14 @@ struct PerformerMemoryTests {
         }
     }
 
-    @Test("a running isolated TweenKit Tween's proxy and host context take at most 40 + 136 usable bytes (48- and 144-byte heap blocks)")
+    @Test(
+        "a running isolated TweenKit Tween's proxy takes at most 40 usable bytes (a 48-byte heap block) and its host context an 88-byte table entry"
+    )
     func isolatedPerformer() throws {
         try withTweenPerformers(isolated: true) { made in
             let performers = try made.map { try #require($0 as? IsolatedPerformer) }
             #expect(Self.blockBytes(performers) <= 40)
-            #expect(Self.blockBytes(performers.map(\.context)) <= 136)
+            #expect(MemoryLayout<HostContext>.size == 8)
             #expect(performers.allSatisfy { $0.context.identity === $0.plugin.members[$0.member].identity })
         }
     }

@@ -137,4 +137,17 @@ public struct IsActiveTokenGenerator: Sendable {
         guard let scheduler = inbox.schedulerOnItsThread else { throw TokenError(code: .schedulerGone, tokenID: tokenID) }
         guard scheduler.terminateToken(id: tokenID, owner: owner) else { throw TokenError(code: .alreadyTerminated, tokenID: tokenID) }
     }
+
+    /// Ends a token taken by id from any thread: at once on the scheduler's thread, else queued for its next turn,
+    /// as an ``IsActiveToken/terminate()`` from another thread is (R36). For a holder that keeps its own record
+    /// of which of its ids are outstanding and ends each once (the plugin host's contexts, whose `token_terminate`
+    /// any thread may call): an id that is not outstanding changes nothing when its turn comes.
+    /// - Parameter tokenID: An id from ``generateID()`` of this performer.
+    /// - Returns: `false` when the scheduler is gone (it ended its tokens, R37), or, on its thread, when the
+    ///   performer holds no token of that id; nothing changed then.
+    package func terminateOnAnyThread(tokenID: UInt64) -> Bool {
+        if let scheduler = inbox.schedulerOnItsThread { return scheduler.terminateToken(id: tokenID, owner: owner) }
+        if inbox.isOnSchedulerThread { return false }
+        return inbox.enqueue(.tokenTerminated(tokenID, owner: owner))
+    }
 }

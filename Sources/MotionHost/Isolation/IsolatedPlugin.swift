@@ -497,14 +497,13 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
                 flushByID()
                 offset += size
                 guard slot >= 0, slot < contextCount else { continue }
-                let problem = contexts.withUnsafeBufferPointer { contexts in
-                    Unmanaged.passUnretained(contexts[slot])._withUnsafeGuaranteedRef { context -> PropertySlotBatchProblem? in
-                        guard context.isLive, context.isOnSchedulerThread else { return nil }
-                        let batch = entry + SandboxSharedMemory.slotBatchHeaderSize
-                        return context.withScene { scene in
-                            SlotBatch.withSpans(batch, count, (batch + 8 * count).assumingMemoryBound(to: Double.self), values) {
-                                scene.setSlotsCheckingEach($0, values: $1)
-                            }
+                let problem = contexts.withUnsafeBufferPointer { contexts -> PropertySlotBatchProblem? in
+                    let context = contexts[slot]
+                    guard context.isLive, context.isOnSchedulerThread else { return nil }
+                    let batch = entry + SandboxSharedMemory.slotBatchHeaderSize
+                    return context.withScene { scene in
+                        SlotBatch.withSpans(batch, count, (batch + 8 * count).assumingMemoryBound(to: Double.self), values) {
+                            scene.setSlotsCheckingEach($0, values: $1)
                         }
                     }
                 }

@@ -8,8 +8,9 @@ import MotionCore
 ///
 /// Thread rule: the scheduler's thread, like every performer.
 ///
-/// Memory: one per performer (a running TweenKit Tween has one), so it holds three references and nothing else (40
-/// bytes, a 48-byte heap block): what it needs of its plugin it reads from ``plugin`` (a frame goes through
+/// Memory: one per performer (a running TweenKit Tween has one), so it holds its plugin, its context's handle and the
+/// plugin's performer and nothing else (40 bytes, a 48-byte heap block; the context's state is an entry of the host's
+/// table, not an object): what it needs of its plugin it reads from ``plugin`` (a frame goes through
 /// ``EntryPlugin/update(_:frame:)``, one call per run of performers), and its `update_many` flag is the context's.
 final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFrameUpdating, DeviceMotionReceiving {
     let plugin: EntryPlugin
@@ -60,7 +61,8 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
 
     deinit {
         PluginLog.routing(plugin.logRoute) { PluginCrashReport.calling(plugin.cName, .destroy) { plugin.table.pointee.destroy_performer(performer) } }
-        // A plugin thread that calls the host with this context from now on gets MOTION_ERR_SCHEDULER_GONE.
+        // A plugin thread that calls the host with this context from now on gets MOTION_ERR_SCHEDULER_GONE (the
+        // handle's generation is retired with it).
         context.retire()
     }
 

@@ -6,146 +6,158 @@ import MotionFiles
 import Synchronization
 
 /// The host's per-performer state behind a `motion_host_context *`: the performer's target, emitter and
-/// token generator, and the tokens the plugin holds.
+/// token generator, and the tokens the plugin holds. The state is an entry of the process's ``ContextTable``; this
+/// value is its handle (8 bytes), and the handle is what the plugin gets as its `motion_host_context *` (an opaque
+/// pointer it never dereferences, motion/core.h).
 ///
-/// Thread rule: the emitter, token generator and token table are safe from any thread (the header's
-/// `[thread-safe]` calls, under one lock); the target is used on the scheduler's thread only (the
-/// header's `[scheduler-thread]` calls check the thread first). `@unchecked Sendable` because the target
-/// references and the thread are immutable, and everything mutable is behind `state` or atomic.
+/// Thread rule: the emitter, token generator, token table and names are safe from any thread (the header's
+/// `[thread-safe]` calls, under the table's lock); the target and scene are used on the scheduler's thread only (the
+/// header's `[scheduler-thread]` calls check the thread first, which reads only atomics).
 ///
-/// Lifetime: a context outlives its performer. When the performer is destroyed the proxy calls
-/// ``retire()``: the context lets go of its emitter, token generator and tokens, is marked gone, and is
-/// kept (128 bytes, for the life of the process), so that a plugin thread that calls the host with
-/// it afterwards — which the header forbids — gets `MOTION_ERR_SCHEDULER_GONE` instead of reading freed
-/// memory.
+/// Lifetime: a context is valid from its initializer until ``retire()``, which the proxy calls once the plugin's
+/// `destroy_performer` (or a refused `create_performer`) returned. Retiring lets go of the emitter, token generator
+/// and tokens, moves the entry to its next generation and gives it back to the table for a later context. A handle
+/// names its entry's generation: a plugin that calls the host with a retired context afterwards — which the header
+/// forbids — gets `MOTION_ERR_SCHEDULER_GONE` (its generation is no longer the entry's, however often the entry was
+/// taken again, up to 2^32 times), and a pointer that is no handle at all gets `MOTION_ERR_INVALID_ARGUMENT`
+/// instead of being read. Nothing is kept per retired context (a 144-byte object was, for the life of the process,
+/// before).
 ///
-/// Memory: one per performer of a plugin (a running TweenKit Tween has one), so it holds only what differs per
-/// performer: who the plugin is lives in its shared ``PluginIdentity``, the target's name is the target's own
-/// string (a short one inline, a long one shared), and its C copy for `target_name` is made on the first call.
-final class HostContext: @unchecked Sendable {
-    /// The performer's target and its scene, unretained: the scheduler holds the scene, the scene its
-    /// targets, and the performer lives no longer than the scheduler (R42). Used only while ``isLive``
-    /// (checked first by every call): borrowing them per property call costs no retain.
-    private let targetReference: Unmanaged<Target>
-    private let sceneReference: Unmanaged<Scene>
-    let schedulerThread: pthread_t
-    /// The plugin's name for messages and where its lines go, shared by all its contexts.
-    let identity: PluginIdentity
-    /// The target's name (its ``TargetID``'s string: no copy), readable from any thread.
-    let targetID: String
-    /// False once the performer is destroyed (``retire()``); never true again.
-    private let live = Atomic<Bool>(true)
-    /// Whether the scheduler may update the performer with others of its plugin in one `update_many` call: the
-    /// proxy's flag, kept here beside ``live`` (in what was padding) so that an ``EntryPerformer`` is 40 bytes.
-    let batchesFrames: Bool
-    private let state = Mutex(State())
+/// Memory: one 88-byte table entry per performer of a plugin, with no heap block of its own (a running TweenKit
+/// Tween's context was a 144-byte block, its token a 48-byte object): who the plugin is lives in its shared
+/// ``PluginIdentity``, the target's name is read from the target, its C copy for `target_name` is made on the first
+/// call, and a token taken on the scheduler's thread is kept as its id alone
+/// (``MotionCore/IsActiveTokenGenerator/generateID()``).
+struct HostContext: Hashable, Sendable {
+    /// The entry's index + 1 in the low 32 bits (so that no handle is 0, which C reads as NULL) and the entry's
+    /// generation when the context was made in the high 32.
+    let handle: UInt64
 
     /// How many of a context's most recently terminated tokens it remembers (R33), so that a second
     /// terminate of one of them reports `MOTION_ERR_TOKEN_ALREADY_TERMINATED`; an older one is forgotten
     /// (see ``terminateToken(_:)``), so the table stays this small however many tokens a performer takes.
     static let rememberedTerminations = 1024
 
-    private struct State {
-        var emitter: TransactionEmitter?
-        var tokenGenerator: IsActiveTokenGenerator?
-        /// The token the plugin holds, when it holds one: a performer usually holds one, kept inline; any more, by
-        /// id, in ``more``.
-        var token: IsActiveToken?
-        /// What few performers need (a second token, a terminated one, the target's C name), made on first use, so
-        /// that a running performer's context is 128 bytes (a 144-byte heap block; 160 before).
-        var more: Rarer?
-    }
-
-    /// The parts of a context's state that a running performer with one token does not use.
-    private final class Rarer {
-        /// The tokens held besides ``State/token``, by id.
-        var tokens: [motion_token: IsActiveToken] = [:]
-        /// The last ``rememberedTerminations`` tokens terminated through this context, oldest first from `next`
-        /// (a ring).
-        var terminated: [motion_token] = []
-        var next = 0
-        /// The target's name as a C string for `target_name`, made on its first call and kept for the context's
-        /// life (the header promises it stays valid as long as the context).
-        var cTargetName: UnsafeMutablePointer<CChar>?
-
-        deinit { free(cTargetName) }
-    }
-
-    /// A context of a plugin's performer for `target`.
+    /// A context of a plugin's performer for `target`, whose scheduler runs on the calling thread.
     /// - Parameters:
     ///   - identity: The plugin's, shared by its contexts.
     ///   - batchesFrames: The proxy's ``batchesFrames``.
     init(target: Target, identity: PluginIdentity, batchesFrames: Bool = true) {
-        self.targetReference = Unmanaged.passUnretained(target)
-        self.sceneReference = Unmanaged.passUnretained(target.scene)
-        self.schedulerThread = pthread_self()
-        self.identity = identity
-        self.targetID = target.id.name
-        self.batchesFrames = batchesFrames
+        handle = ContextTable.make(target: target, identity: identity, batchesFrames: batchesFrames)
     }
 
     /// A context with an identity of its own (a declarative performer's, a test's).
-    convenience init(target: Target, pluginDescription: String, logRoute: PluginLogRoute? = nil) {
+    init(target: Target, pluginDescription: String, logRoute: PluginLogRoute? = nil) {
         self.init(target: target, identity: PluginIdentity(description: pluginDescription, logRoute: logRoute))
     }
 
-    /// Who the plugin is, for messages: `plugin id (manifest path)`.
-    var pluginDescription: String { identity.description }
-    /// Where the plugin's host sends its lines (the `motion.log/1` extension logs through it), if it has one.
-    var logRoute: PluginLogRoute? { identity.logRoute }
+    private init(handle: UInt64) { self.handle = handle }
 
-    /// The target's name as a C string, valid for the context's life (`target_name`); made on the first call.
-    var targetName: UnsafePointer<CChar> {
-        state.withLock { state in
-            let more = Self.rarer(&state)
-            if let name = more.cTargetName { return UnsafePointer(name) }
-            let name = strdup(targetID)!
-            more.cTargetName = name
-            return UnsafePointer(name)
+    /// The bytes of one context's table entry (its stride in a chunk).
+    static let entryBytes = MemoryLayout<ContextEntry>.stride
+    /// How many table entries the process has made: the most contexts that were ever live at once.
+    static var madeEntryCount: Int { ContextTable.madeCount.load(ordering: .acquiring) }
+    /// How many entries are free (retired and not taken again).
+    static var freeEntryCount: Int { ContextTable.lock.withLock { $0.count } }
+
+    private var index: Int { Int(truncatingIfNeeded: handle & 0xFFFF_FFFF) &- 1 }
+    private var generation: UInt32 { UInt32(truncatingIfNeeded: handle &>> 32) }
+    private var entry: UnsafeMutablePointer<ContextEntry> { ContextTable.entry(index) }
+
+    /// Runs `body` with the entry under the table's lock, when the context is live; `nil` once it is retired.
+    private func withLiveEntry<R>(_ body: (UnsafeMutablePointer<ContextEntry>) -> R) -> R? {
+        ContextTable.lock.withLock { _ in
+            let entry = self.entry
+            guard entry.pointee.generation.load(ordering: .relaxed) == generation else { return nil }
+            return body(entry)
         }
     }
 
-    private static func rarer(_ state: inout State) -> Rarer {
-        if let more = state.more { return more }
-        let more = Rarer()
-        state.more = more
-        return more
+    /// The plugin's identity, shared by all its contexts; `nil` once retired.
+    var identity: PluginIdentity? { withLiveEntry { $0.pointee.identity } ?? nil }
+    /// Who the plugin is, for messages: `plugin id (manifest path)`; empty once retired.
+    var pluginDescription: String { identity?.description ?? "" }
+    /// Where the plugin's host sends its lines (the `motion.log/1` extension logs through it), if it has one.
+    var logRoute: PluginLogRoute? { identity?.logRoute }
+
+    /// The target's name (its ``TargetID``'s string: no copy), readable from any thread; empty once retired.
+    var targetID: String { withLiveEntry { $0.pointee.target.takeUnretainedValue().id.name } ?? "" }
+
+    /// The plugin's name and the target's, for a log line of the plugin's: also once retired, until the entry is
+    /// taken by a later context (the longest free first; motion/log.h); then `nil`.
+    var logAttribution: (plugin: String, target: String, route: PluginLogRoute?)? {
+        ContextTable.lock.withLock { _ in
+            let entry = self.entry
+            let current = entry.pointee.generation.load(ordering: .relaxed)
+            let identity = entry.pointee.identity
+            if current == generation {
+                return (identity?.description ?? "", entry.pointee.target.takeUnretainedValue().id.name, identity?.logRoute)
+            }
+            guard current == generation &+ 1, entry.pointee.isFree, let name = entry.pointee.more?.retiredTargetName else { return nil }
+            return (identity?.description ?? "", name, identity?.logRoute)
+        }
+    }
+
+    /// The target's name as a C string, valid for the context's life (`target_name`), made on the first call; ""
+    /// once retired.
+    var targetName: UnsafePointer<CChar> {
+        withLiveEntry { entry in
+            let more = ContextTable.rarer(entry)
+            if let name = more.cTargetName { return UnsafePointer(name) }
+            let name = strdup(entry.pointee.target.takeUnretainedValue().id.name)!
+            more.cTargetName = name
+            return UnsafePointer(name)
+        } ?? emptyCString
     }
 
     /// Whether the performer still exists. A relaxed load: on the scheduler's thread it is written in the
     /// same thread's order; from another thread only the thread-safe calls use it, and they lock too.
     @inline(__always)
-    var isLive: Bool { live.load(ordering: .relaxed) }
+    var isLive: Bool { entry.pointee.generation.load(ordering: .relaxed) == generation }
 
-    /// The emitter, set on the scheduler's thread before the first plan (R11).
+    /// The thread of the context's scheduler.
+    var schedulerThread: pthread_t { entry.pointee.thread.load(ordering: .relaxed) }
+
+    // pthread_t is an integer on Linux: comparing directly saves a call per property access.
+    var isOnSchedulerThread: Bool { pthread_self() == schedulerThread }
+
+    /// Whether the scheduler may update the performer with others of its plugin in one `update_many` call (the
+    /// proxy's flag). Scheduler's thread.
+    var batchesFrames: Bool { entry.pointee.batchesFrames }
+
+    /// The emitter, set on the scheduler's thread before the first plan (R11); `nil` once retired.
     var emitter: TransactionEmitter? {
-        get { state.withLock { $0.emitter } }
-        set { state.withLock { $0.emitter = newValue } }
+        get { withLiveEntry { $0.pointee.emitter } ?? nil }
+        nonmutating set { _ = withLiveEntry { $0.pointee.emitter = newValue } }
     }
 
-    /// The token generator, set on the scheduler's thread before the first plan (R11).
+    /// The token generator, set on the scheduler's thread before the first plan (R11); `nil` once retired.
     var tokenGenerator: IsActiveTokenGenerator? {
-        get { state.withLock { $0.tokenGenerator } }
-        set { state.withLock { $0.tokenGenerator = newValue } }
+        get { withLiveEntry { $0.pointee.tokenGenerator } ?? nil }
+        nonmutating set { _ = withLiveEntry { $0.pointee.tokenGenerator = newValue } }
     }
 
-    /// Marks the context gone once its performer is destroyed, drops what it held, and keeps the context
-    /// alive for the rest of the process (see the type's Lifetime note). Call once, on the scheduler's
-    /// thread, after `destroy_performer` (or a failed `create_performer`) returned.
+    /// Marks the context gone once its performer is destroyed, drops what it held and gives its entry back to the
+    /// table (see the type's Lifetime note). Call once, on the scheduler's thread, after `destroy_performer` (or a
+    /// failed `create_performer`) returned; a second call does nothing.
     func retire() {
-        state.withLock { state in
-            // The target's C name stays: a plugin may hold it for as long as the context lives.
-            let name = state.more?.cTargetName
-            state.more?.cTargetName = nil
-            state = State()
-            if let name {
-                let more = Rarer()
-                more.cTargetName = name
-                state.more = more
-            }
+        let index = self.index
+        let released = ContextTable.lock.withLock { free -> (ContextRarer?, Unmanaged<Target>)? in
+            let entry = self.entry
+            guard entry.pointee.generation.load(ordering: .relaxed) == generation else { return nil }
+            entry.pointee.generation.store(generation &+ 1, ordering: .releasing)
+            let held = (entry.pointee.more, entry.pointee.target)
+            // Until the entry is taken again, a late log line is still attributed (motion/log.h): the identity stays,
+            // and the target's name is kept (the target itself is let go).
+            let retired = ContextRarer()
+            retired.retiredTargetName = entry.pointee.target.takeUnretainedValue().id.name
+            (entry.pointee.more, entry.pointee.isFree) = (retired, true)
+            (entry.pointee.emitter, entry.pointee.tokenGenerator, entry.pointee.token) = (nil, nil, 0)
+            free.append(UInt32(index))
+            return held
         }
-        live.store(false, ordering: .releasing)
-        _ = Unmanaged.passRetained(self)
+        // Freed outside the lock: the C name, the token objects, the target if no one else holds it.
+        released?.1.release()
     }
 
     /// Ends every token the plugin still holds through this context, as the host does for a performer that goes
@@ -153,64 +165,86 @@ final class HostContext: @unchecked Sendable {
     /// - Returns: How many tokens were ended.
     @discardableResult
     func endAllTokens() -> Int {
-        let tokens = state.withLock { state in
-            defer {
-                state.token = nil
-                state.more?.tokens = [:]
+        let held = withLiveEntry { entry -> (ids: [motion_token], objects: [IsActiveToken], generator: IsActiveTokenGenerator?) in
+            var ids = entry.pointee.token == 0 ? [] : [entry.pointee.token]
+            var objects: [IsActiveToken] = []
+            if let more = entry.pointee.more {
+                ids += more.ids
+                objects = Array(more.objects.values)
+                (more.ids, more.objects) = ([], [:])
             }
-            return ((state.more.map { Array($0.tokens.values) } ?? []) + (state.token.map { [$0] } ?? [])).sorted { $0.id < $1.id }
+            entry.pointee.token = 0
+            return (ids, objects, entry.pointee.tokenGenerator)
         }
-        for token in tokens { try? token.terminate() }
-        return tokens.count
+        guard let held else { return 0 }
+        // In the order they were taken (ids grow), as the scheduler ends them.
+        var ended = held.ids.map { (id: $0, object: IsActiveToken?.none) } + held.objects.map { (id: $0.id, object: $0) }
+        ended.sort { $0.id < $1.id }
+        for token in ended {
+            if let object = token.object {
+                try? object.terminate()
+            } else {
+                _ = held.generator?.terminateOnAnyThread(tokenID: token.id)
+            }
+        }
+        return ended.count
     }
 
-    /// Runs `body` with the target borrowed.
+    /// Runs `body` with the target borrowed. Scheduler's thread, while ``isLive``.
     @inline(__always)
-    func withTarget<R>(_ body: (Target) -> R) -> R { targetReference._withUnsafeGuaranteedRef(body) }
+    func withTarget<R>(_ body: (Target) -> R) -> R { entry.pointee.target._withUnsafeGuaranteedRef(body) }
 
-    /// Runs `body` with the scene borrowed.
+    /// Runs `body` with the scene borrowed. Scheduler's thread, while ``isLive``.
     @inline(__always)
-    func withScene<R>(_ body: (Scene) -> R) -> R { sceneReference._withUnsafeGuaranteedRef(body) }
+    func withScene<R>(_ body: (Scene) -> R) -> R { entry.pointee.scene._withUnsafeGuaranteedRef(body) }
 
-    /// The pointer handed to the plugin. Valid for the life of the process once retired (the proxy keeps
-    /// it until then).
-    var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
+    /// The pointer handed to the plugin: the handle, never NULL. The plugin never dereferences it (motion/core.h).
+    var opaque: OpaquePointer { OpaquePointer(bitPattern: UInt(handle))! }
 
+    /// The context a plugin's pointer names, or `nil` for NULL or a pointer that names no entry of the table (a
+    /// retired context's still names its entry: ``isLive`` tells).
+    @inline(__always)
     static func from(_ pointer: OpaquePointer?) -> HostContext? {
         guard let pointer else { return nil }
-        return Unmanaged<HostContext>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+        let handle = UInt64(UInt(bitPattern: pointer))
+        let index = Int(truncatingIfNeeded: handle & 0xFFFF_FFFF) &- 1
+        // Every entry below the count is made before the count is stored (releasing).
+        guard index >= 0, index < ContextTable.madeCount.load(ordering: .acquiring) else { return nil }
+        return HostContext(handle: handle)
     }
 
-    /// Runs `body` with the context behind `pointer` borrowed, not retained (the proxy keeps it alive
-    /// for as long as the plugin may use it): the per-frame property calls go through here.
+    /// Runs `body` with the context behind `pointer`, or answers `otherwise` for one that names none: the
+    /// per-frame property calls go through here.
     @inline(__always)
     static func borrowing<R>(_ pointer: OpaquePointer?, otherwise: R, _ body: (HostContext) -> R) -> R {
-        guard let pointer else { return otherwise }
-        return Unmanaged<HostContext>.fromOpaque(UnsafeRawPointer(pointer))._withUnsafeGuaranteedRef(body)
+        guard let context = from(pointer) else { return otherwise }
+        return body(context)
     }
-
-    // pthread_t is an integer on Linux: comparing directly saves a call per property access.
-    var isOnSchedulerThread: Bool { pthread_self() == schedulerThread }
 
     // MARK: Tokens ([thread-safe])
 
     /// How many terminated tokens the context remembers now (at most ``rememberedTerminations``).
-    var rememberedTerminationCount: Int { state.withLock { $0.more?.terminated.count ?? 0 } }
+    var rememberedTerminationCount: Int { withLiveEntry { $0.pointee.more?.terminated.count ?? 0 } ?? 0 }
 
-    /// A new token, or `nil` when the scheduler or the performer is gone.
+    /// How many tokens the context holds as objects (taken off the scheduler's thread); the others are ids.
+    var heldTokenObjectCount: Int { withLiveEntry { $0.pointee.more?.objects.count ?? 0 } ?? 0 }
+
+    /// A new token, or `nil` when the scheduler or the performer is gone. On the scheduler's thread the token is
+    /// taken by id (no object); on another, as an object (``MotionCore/IsActiveTokenGenerator/generate()``).
     func generateToken() -> motion_token? {
-        guard isLive, let generator = tokenGenerator, let token = generator.generate() else { return nil }
-        let kept = state.withLock { state in
-            // Retired meanwhile: the token is the scheduler's to end (it is gone or going).
-            guard isLive else { return false }
-            if state.token == nil {
-                state.token = token
-            } else {
-                Self.rarer(&state).tokens[token.id] = token
+        guard let generator = tokenGenerator else { return nil }
+        if isOnSchedulerThread {
+            // Only this thread retires the context, so it is still live once the id is taken.
+            guard let id = generator.generateID() else { return nil }
+            let kept: Void? = withLiveEntry { entry in
+                if entry.pointee.token == 0 { entry.pointee.token = id } else { ContextTable.rarer(entry).ids.append(id) }
             }
-            return true
+            return kept == nil ? nil : id
         }
-        return kept ? token.id : nil
+        guard let token = generator.generate() else { return nil }
+        // Retired meanwhile: the token is the scheduler's to end (it is gone or going).
+        let kept: Void? = withLiveEntry { ContextTable.rarer($0).objects[token.id] = token }
+        return kept == nil ? nil : token.id
     }
 
     /// Terminates a token generated through this context (R33, R36, R37).
@@ -219,35 +253,36 @@ final class HostContext: @unchecked Sendable {
     ///   0, an id never generated here, or a token terminated longer ago than that (forgotten: either way
     ///   the call changes nothing); `MOTION_ERR_SCHEDULER_GONE` once the scheduler or the performer is gone.
     func terminateToken(_ id: motion_token) -> motion_status {
-        enum Found { case live(IsActiveToken), terminated, unknown, gone }
-        let found: Found = state.withLock { state in
-            guard isLive else { return .gone }
-            let held: IsActiveToken?
-            if let token = state.token, token.id == id {
-                state.token = nil
-                held = token
+        enum Found { case object(IsActiveToken), id(IsActiveTokenGenerator?), terminated, unknown }
+        let found: Found? = withLiveEntry { entry in
+            let held: Found?
+            if id != 0, entry.pointee.token == id {
+                entry.pointee.token = 0
+                held = .id(entry.pointee.tokenGenerator)
+            } else if let object = entry.pointee.more?.objects.removeValue(forKey: id) {
+                held = .object(object)
+            } else if let more = entry.pointee.more, let found = more.ids.firstIndex(of: id) {
+                more.ids.remove(at: found)
+                held = .id(entry.pointee.tokenGenerator)
             } else {
-                held = state.more?.tokens.removeValue(forKey: id)
+                held = nil
             }
             if let held {
-                let more = Self.rarer(&state)
-                if more.terminated.count < Self.rememberedTerminations {
-                    more.terminated.append(id)
-                } else {
-                    more.terminated[more.next] = id
-                    more.next = (more.next + 1) % Self.rememberedTerminations
-                }
-                return .live(held)
+                ContextTable.rarer(entry).rememberTermination(id)
+                return held
             }
-            return id != 0 && state.more?.terminated.contains(id) == true ? .terminated : .unknown
+            return id != 0 && entry.pointee.more?.terminated.contains(id) == true ? .terminated : .unknown
         }
         switch found {
-        case .gone: return MOTION_ERR_SCHEDULER_GONE
+        case nil: return MOTION_ERR_SCHEDULER_GONE
         case .unknown: return MOTION_ERR_UNKNOWN_TOKEN
         case .terminated:
             HostDiagnostics.recordDoubleTermination()
             return MOTION_ERR_TOKEN_ALREADY_TERMINATED
-        case .live(let token):
+        case .id(let generator):
+            // False: the scheduler ended it already, going away or replacing the performer (R37, R43).
+            return generator?.terminateOnAnyThread(tokenID: id) == true ? MOTION_OK : MOTION_ERR_SCHEDULER_GONE
+        case .object(let token):
             do {
                 try token.terminate()
                 return MOTION_OK
@@ -256,6 +291,164 @@ final class HostContext: @unchecked Sendable {
                 return MOTION_ERR_SCHEDULER_GONE
             }
         }
+    }
+}
+
+/// "" for `target_name` of NULL or of a retired context, as the header promises.
+nonisolated(unsafe) let emptyCString: UnsafePointer<CChar> = {
+    let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+    pointer.pointee = 0
+    return UnsafePointer(pointer)
+}()
+
+/// One context's state in the ``ContextTable`` (88 bytes).
+///
+/// Invariants: `generation` and `thread` are written under the table's lock and read anywhere (atomics);
+/// `target`, `scene` and `batchesFrames` are written under the lock when the entry is taken and read on the
+/// context's scheduler thread only; the rest is read and written under the lock only.
+private struct ContextEntry: ~Copyable {
+    /// The generation of the entry's current context, or, between contexts, of its next one.
+    let generation: Atomic<UInt32>
+    var batchesFrames: Bool
+    /// Whether the entry is in the free list (retired, not yet taken again). Under the lock.
+    var isFree: Bool
+    /// The context's scheduler thread (a `pthread_t`).
+    let thread: Atomic<pthread_t>
+    /// The performer's target, retained (so that it can be read until the context retires, also while its
+    /// scheduler goes away), and its scene, unretained: the scheduler holds the scene, and the performer lives no
+    /// longer than the scheduler (R42). Left as they are, released, when the context retires.
+    var target: Unmanaged<Target>
+    var scene: Unmanaged<Scene>
+    var identity: PluginIdentity?
+    var emitter: TransactionEmitter?
+    var tokenGenerator: IsActiveTokenGenerator?
+    /// The first token the plugin holds, taken by id on the scheduler's thread, or 0: a running performer usually
+    /// holds one. Any more, and tokens taken as objects, are in ``more``.
+    var token: motion_token
+    /// What few performers need (a second token, a terminated one, the target's C name), made on first use.
+    var more: ContextRarer?
+}
+
+/// The parts of a context's state that a running performer with one token does not use.
+private final class ContextRarer {
+    /// The tokens held by id besides ``ContextEntry/token``, in the order taken.
+    var ids: [motion_token] = []
+    /// The tokens held as objects (taken off the scheduler's thread), by id.
+    var objects: [motion_token: IsActiveToken] = [:]
+    /// The last ``HostContext/rememberedTerminations`` tokens terminated through this context, oldest first from
+    /// `next` (a ring).
+    var terminated: [motion_token] = []
+    var next = 0
+    /// The target's name as a C string for `target_name`, made on its first call and kept for the context's
+    /// life (the header promises it stays valid as long as the context).
+    var cTargetName: UnsafeMutablePointer<CChar>?
+    /// A retired context's target name, for its late log lines while its entry is free.
+    var retiredTargetName: String?
+
+    func rememberTermination(_ id: motion_token) {
+        if terminated.count < HostContext.rememberedTerminations {
+            terminated.append(id)
+        } else {
+            terminated[next] = id
+            next = (next + 1) % HostContext.rememberedTerminations
+        }
+    }
+
+    deinit { free(cTargetName) }
+}
+
+/// Every host context of the process: entries in chunks of 4,096 that are made on demand and never moved or freed,
+/// so that a handle's entry can be found from any thread with no lock (``HostContext/from(_:)``), and a retired
+/// context's entry is taken again by a later one (its next generation), the most recently retired first.
+///
+/// Invariants: entries below ``madeCount`` are initialised, and their chunks' pointers written, before the count is
+/// stored; the free list holds each retired entry once. At most 2^26 contexts are live at once.
+private enum ContextTable {
+    static let chunkBits = 12
+    static let chunkMask = 1 << chunkBits - 1
+    static let chunkLimit = 1 << 14
+
+    /// The chunks' pointers (16,384 of them, 128 KiB, whose pages are touched as chunks are made).
+    nonisolated(unsafe) static let chunks: UnsafeMutablePointer<UnsafeMutablePointer<ContextEntry>?> = {
+        let chunks = UnsafeMutablePointer<UnsafeMutablePointer<ContextEntry>?>.allocate(capacity: chunkLimit)
+        chunks.initialize(repeating: nil, count: chunkLimit)
+        return chunks
+    }()
+
+    /// How many entries were ever made.
+    static let madeCount = Atomic<Int>(0)
+
+    /// Guards the entries' locked fields; holds the free list: the indices of retired entries.
+    static let lock = ProcessLock(FreeList())
+
+    /// The retired entries' indices, oldest first: an entry is taken again as late as it can be, so that a late
+    /// log line of its last context is attributed for as long as can be.
+    struct FreeList {
+        private var indices: [UInt32] = []
+        private var head = 0
+
+        mutating func append(_ index: UInt32) { indices.append(index) }
+
+        mutating func popFirst() -> UInt32? {
+            guard head < indices.count else { return nil }
+            defer {
+                head += 1
+                // The taken half is dropped once it is most of the array.
+                if head >= 1024, head * 2 >= indices.count {
+                    indices.removeFirst(head)
+                    head = 0
+                }
+            }
+            return indices[head]
+        }
+
+        var count: Int { indices.count - head }
+    }
+
+    @inline(__always)
+    static func entry(_ index: Int) -> UnsafeMutablePointer<ContextEntry> {
+        chunks[index &>> chunkBits].unsafelyUnwrapped + (index & chunkMask)
+    }
+
+    /// Takes an entry for a new context on the calling thread's scheduler and returns its handle.
+    static func make(target: Target, identity: PluginIdentity, batchesFrames: Bool) -> UInt64 {
+        let thread = pthread_self()
+        var released: (PluginIdentity?, ContextRarer?) = (nil, nil)
+        defer { _ = released }
+        return lock.withLock { free in
+            let index: Int
+            if let retired = free.popFirst() {
+                index = Int(retired)
+                let entry = self.entry(index)
+                entry.pointee.thread.store(thread, ordering: .relaxed)
+                (entry.pointee.target, entry.pointee.scene) = (.passRetained(target), .passUnretained(target.scene))
+                // The previous context's identity and name (for its late lines) go, outside the lock.
+                released = (entry.pointee.identity, entry.pointee.more)
+                (entry.pointee.batchesFrames, entry.pointee.isFree, entry.pointee.identity, entry.pointee.more) = (
+                    batchesFrames, false, identity, nil
+                )
+            } else {
+                index = madeCount.load(ordering: .relaxed)
+                precondition(index < chunkLimit << chunkBits, "the host holds at most \(chunkLimit << chunkBits) plugin performers at once")
+                if index & chunkMask == 0 { chunks[index &>> chunkBits] = .allocate(capacity: 1 << chunkBits) }
+                entry(index).initialize(
+                    to: ContextEntry(
+                        generation: Atomic(0), batchesFrames: batchesFrames, isFree: false, thread: Atomic(thread),
+                        target: .passRetained(target),
+                        scene: .passUnretained(target.scene), identity: identity, emitter: nil, tokenGenerator: nil, token: 0, more: nil))
+                madeCount.store(index + 1, ordering: .releasing)
+            }
+            let generation = entry(index).pointee.generation.load(ordering: .relaxed)
+            return UInt64(generation) << 32 | UInt64(index + 1)
+        }
+    }
+
+    /// The entry's rarer parts, made on first use. Under the lock.
+    static func rarer(_ entry: UnsafeMutablePointer<ContextEntry>) -> ContextRarer {
+        if let more = entry.pointee.more { return more }
+        let more = ContextRarer()
+        entry.pointee.more = more
+        return more
     }
 }
 

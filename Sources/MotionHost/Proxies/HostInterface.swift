@@ -174,12 +174,13 @@ enum SlotBatch {
 private let hostContextLog: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?) -> Void = { ctx, level, message in
     guard let message else { return }
     let level = PluginLog.Level(rawValue: level) ?? .info
-    guard let context = HostContext.from(ctx) else {
+    // A retired context's line is not attributed: the performer is gone.
+    guard let attribution = HostContext.from(ctx)?.logAttribution else {
         PluginLog.write(level, String(cString: message))
         return
     }
-    let line = "\(context.pluginDescription) (\(context.targetID)): \(String(cString: message))"
-    if let route = context.logRoute {
+    let line = "\(attribution.plugin) (\(attribution.target)): \(String(cString: message))"
+    if let route = attribution.route {
         PluginLog.routing(route) { PluginLog.write(level, line) }
     } else {
         PluginLog.write(level, line)
@@ -345,7 +346,7 @@ private func setProperty(_ write: UnsafePointer<motion_property_write>, thread: 
 private func setProperty(_ ctx: OpaquePointer, _ id: motion_property_id, _ value: PropertyValue, thread: pthread_t)
     -> motion_status
 {
-    Unmanaged<HostContext>.fromOpaque(UnsafeRawPointer(ctx))._withUnsafeGuaranteedRef { context in
+    HostContext.borrowing(ctx, otherwise: MOTION_ERR_INVALID_ARGUMENT) { context in
         guard context.isLive else { return MOTION_ERR_SCHEDULER_GONE }
         guard context.schedulerThread == thread else { return MOTION_ERR_WRONG_THREAD }
         let property = PropertyID(rawValue: id)
@@ -356,13 +357,5 @@ private func setProperty(_ ctx: OpaquePointer, _ id: motion_property_id, _ value
 }
 
 private let hostTargetName: @convention(c) (OpaquePointer?) -> UnsafePointer<CChar>? = { ctx in
-    guard let context = HostContext.from(ctx), context.isLive else { return emptyCString }
-    return UnsafePointer(context.targetName)
+    HostContext.from(ctx)?.targetName ?? emptyCString
 }
-
-/// "" for `target_name(NULL)`, as the header promises.
-nonisolated(unsafe) private let emptyCString: UnsafePointer<CChar> = {
-    let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
-    pointer.pointee = 0
-    return UnsafePointer(pointer)
-}()

@@ -189,9 +189,13 @@ typedef struct motion_performer motion_performer;
  * The host's per-performer context, owned by the host: one per performer. Valid from the moment
  * create_performer is entered until destroy_performer returns. A plugin keeps it to call the host
  * back; it must not use it after destroy_performer has returned (join or stop any plugin thread
- * that uses it before returning from destroy_performer). A host that can tell (this one keeps a retired
- * context for the life of the process) answers a call with a context whose performer was destroyed with
- * MOTION_ERR_SCHEDULER_GONE (a negative id from property_id, "" from target_name) and does nothing.
+ * that uses it before returning from destroy_performer). A host that can tell answers a call with a context
+ * whose performer was destroyed with MOTION_ERR_SCHEDULER_GONE (a negative id from property_id, "" from
+ * target_name) and does nothing. (This one can. In its own process a ctx is a handle that carries a
+ * generation of the host's storage for it, which the host reuses for a later performer under the next
+ * generation, so a destroyed performer's ctx stays told apart from every later one with no memory kept for
+ * it, and a value that is no ctx of the host is answered with MOTION_ERR_INVALID_ARGUMENT, never read. In
+ * the sandbox of an isolated plugin a retired ctx is kept for the life of the sandbox.)
  */
 typedef struct motion_host_context motion_host_context;
 

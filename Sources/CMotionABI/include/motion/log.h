@@ -26,7 +26,9 @@ typedef struct motion_log_v1 {
      * attributes it from `ctx`, whatever thread calls and whatever the text says: the line reaches the user as
      * `<plugin id> (<manifest>) (<target>): <message>`, and goes where that plugin's host sends its lines.
      * Callable after the performer was destroyed (a plugin thread finishing late); the line is then still
-     * attributed. ctx NULL: as motion_host_v1.log.
+     * attributed, by this host for as long as it has not given the destroyed performer's storage to a later
+     * performer (it takes the storage of the performers destroyed longest ago first); a line that comes later
+     * is logged as motion_host_v1.log logs it. ctx NULL: as motion_host_v1.log.
      *   level: a MOTION_LOG_* level.
      *   message: NUL-terminated UTF-8, caller-owned, read during the call; control characters are shown escaped.
      */
