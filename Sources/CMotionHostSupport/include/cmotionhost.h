@@ -54,6 +54,9 @@ void cmotionhost_close_descriptors_from(unsigned int first);
 /// costs no system call, and one that comes later one wake-up. Zero-filled memory is an empty ring.
 typedef struct cmotionhost_ring cmotionhost_ring;
 
+/// The buckets of a ring's wait histograms (`cmotionhost_ring_statistics`).
+#define CMOTIONHOST_RING_BUCKETS 16
+
 /// How a ring's reads went, counted by its consumer (and `wakes` by its producer) since the ring was made: for a
 /// benchmark to say where a round trip's time goes. Read while the ring is in use, the counts may be a little behind.
 typedef struct cmotionhost_ring_statistics {
@@ -64,6 +67,13 @@ typedef struct cmotionhost_ring_statistics {
     uint64_t spin_ns;  ///< Nanoseconds spent spinning, in all waits.
     uint64_t sleep_ns; ///< Nanoseconds spent asleep (from going to sleep to waking), in all waits.
     uint64_t wakes;    ///< Futex wakes the producer made for a sleeping consumer (a system call each).
+    uint64_t same_cpu; ///< Waits that began with the producer's last write made from the consumer's CPU.
+    /// Waits by how long they took (from the first look to bytes seen), `CLOCK_MONOTONIC`: bucket 0 under 1 µs,
+    /// bucket i (1...14) from 2^(i-1) to 2^i µs, bucket 15 from 16.384 ms up.
+    uint64_t wait_histogram[CMOTIONHOST_RING_BUCKETS];
+    /// Sleeps by the time from the producer's futex wake to the woken consumer running again (the wake-up
+    /// latency), in the buckets of `wait_histogram`; sleeps that ended by time-out or without a wake are not counted.
+    uint64_t wake_histogram[CMOTIONHOST_RING_BUCKETS];
 } cmotionhost_ring_statistics;
 
 /// The counts of `ring` (cmotionhost_ring_statistics).
