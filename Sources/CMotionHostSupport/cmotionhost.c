@@ -173,13 +173,16 @@ static unsigned bucket(uint64_t ns) {
     return i < CMOTIONHOST_RING_BUCKETS ? i : CMOTIONHOST_RING_BUCKETS - 1;
 }
 
-/* How long this thread's next ring read spins before it sleeps, in ns: an average of what spinning would have
- * needed in its last waits (one and a half times the wait when it ended within the limit, else nothing). A
- * side whose peer answers at once (an idle peer on another core) keeps spinning and pays no futex call; a side
- * whose peer waits for a core (a busy machine) soon stops spinning and sleeps at once, so that the futex wake
- * puts it back on a core, instead of spinning and yielding that core to other processes until its turn comes
- * round again. Per thread: each of the host's scheduler threads and the sandbox's serving thread waits alone. */
+/* How long this thread's next ring read spins before it sleeps, in ns (cmotionhost_ring_next_spin_ns). Per thread:
+ * each of the host's scheduler threads and the sandbox's serving thread waits alone. */
 static _Thread_local uint64_t read_spin_ns = 2000;
+
+uint64_t cmotionhost_ring_next_spin_ns(uint64_t budget, uint64_t waited_ns, uint64_t limit_ns) {
+    if (waited_ns > limit_ns) return budget / 2;
+    uint64_t needed = 2 * waited_ns + 1000u;
+    uint64_t next = needed > budget ? needed : budget - (budget - needed) / 8;
+    return next < limit_ns ? next : limit_ns;
+}
 
 size_t cmotionhost_ring_read(cmotionhost_ring *ring, size_t capacity, void *buffer, size_t max, uint64_t spin_ns,
                              uint64_t wait_ns) {
@@ -215,8 +218,7 @@ size_t cmotionhost_ring_read(cmotionhost_ring *ring, size_t capacity, void *buff
             counts->sleep_ns += now - slept;
         }
         counts->wait_histogram[bucket(waited)]++;
-        uint64_t needed = waited <= spin_ns ? waited + waited / 4 : 0;
-        read_spin_ns = (3 * read_spin_ns + needed) / 4;
+        read_spin_ns = cmotionhost_ring_next_spin_ns(read_spin_ns, waited, spin_ns);
         if (!has_data(ring, capacity)) return 0;
     } else {
         counts->ready++;

@@ -93,11 +93,24 @@ size_t cmotionhost_ring_write(cmotionhost_ring *ring, size_t capacity, const voi
                               int64_t timeout_ns);
 
 /// Reads up to `max` bytes that are there, waiting for some: spinning (pause) at most `spin_ns` (as long as this
-/// thread's recent waits would have needed: none on a busy machine, where a peer waits for a core; and not at all
-/// when the producer last wrote from this thread's CPU, where it is then most likely queued), then sleeping at most
+/// thread's recent waits would have needed, `cmotionhost_ring_next_spin_ns`; and not at all when the producer last
+/// wrote from this thread's CPU, where it is then most likely queued behind this thread), then sleeping at most
 /// `wait_ns`.
 /// @return the number of bytes read; 0 when none came in that time.
 size_t cmotionhost_ring_read(cmotionhost_ring *ring, size_t capacity, void *buffer, size_t max, uint64_t spin_ns,
                              uint64_t wait_ns);
+
+/// How long a thread's next ring read spins before it sleeps, in ns, after a wait of `waited_ns` (first look to
+/// bytes seen, spinning or asleep) with a spin of `budget` ns, at most `limit_ns`. A wait within the limit sets it to
+/// what would have caught the bytes spinning with room to spare (2 × the wait + 1 µs) at once if that is more, and
+/// lets it fall an eighth of the way towards that if it is less: the spin stays long while the peer keeps answering
+/// within the limit, so a round trip between two awake processes on two cores costs no futex call, even when one
+/// wait now and then slept (and took a wake-up on top). Waking a peer that slept on an idle virtual CPU takes tens
+/// of µs (the CPU halts, and its wake goes through the hypervisor); a peer that waits long enough for that each
+/// time falls asleep for good with a shorter spin, so the limit is above it. A wait beyond the limit (a peer
+/// waiting for a core on a busy machine, or a host with nothing to ask) halves it: a side whose spins keep
+/// failing soon sleeps at once, and the futex wake puts it back when the peer does run; an idle side stops
+/// spinning after one wait of at most the limit.
+uint64_t cmotionhost_ring_next_spin_ns(uint64_t budget, uint64_t waited_ns, uint64_t limit_ns);
 
 #endif
