@@ -76,16 +76,24 @@ struct WireWriter {
     mutating func plan(_ plan: Plan) -> Bool {
         let start = bytes.count
         string(plan.type)
-        let fields = plan.fields
-        u32(UInt32(fields.count))
-        for (name, value) in fields {
-            string(name)
-            guard self.value(value, depth: 0) else {
-                bytes.removeSubrange(start...)
-                return false
-            }
+        // The fields as given, then the defaults the manifest filled in (no key in both): ``Plan/fields`` would
+        // first merge the two into a new dictionary, most of the cost of writing a small plan.
+        let (given, defaults) = plan.fieldParts
+        u32(UInt32(given.count + defaults.count))
+        for (name, value) in given where !field(name, value) {
+            bytes.removeSubrange(start...)
+            return false
+        }
+        for (name, value) in defaults where !field(name, value) {
+            bytes.removeSubrange(start...)
+            return false
         }
         return true
+    }
+
+    private mutating func field(_ name: String, _ value: JSONValue) -> Bool {
+        string(name)
+        return self.value(value, depth: 0)
     }
 
     private mutating func value(_ value: JSONValue, depth: Int) -> Bool {
