@@ -7,6 +7,7 @@
 //     motion-benchmark --profile-json-plans                                JSON transactions (10 plans each) decoded + committed
 import Foundation
 import MotionCore
+import MotionHost
 
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--measure-load" {
     print(try PluginBenchmarks.measureLoad(manifestName: CommandLine.arguments[2]))
@@ -92,8 +93,20 @@ if (2...4).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "-
             let line =
                 "\(statistics.pluginID) \(side) waits: \(waits.reads) reads, \(percent(waits.ready)) at once, "
                 + "\(percent(waits.spun)) caught spinning, \(percent(waits.slept)) slept (woken \(waits.wakes) times); "
-                + "\(microseconds(waits.spinSeconds)) spun, \(microseconds(waits.sleepSeconds)) asleep per read\n"
+                + "\(microseconds(waits.spinSeconds)) spun, \(microseconds(waits.sleepSeconds)) asleep per read; "
+                + "\(percent(waits.sameCPU)) began with the other side's last write from this CPU\n"
             FileHandle.standardError.write(Data(line.utf8))
+            // The distributions, bucket by bucket (upper bounds in µs): how long the waits took, and how long a woken
+            // side took to run again after the other side's futex wake.
+            for (name, histogram) in [("wait", waits.waitHistogram), ("wake-up latency", waits.wakeHistogram)] {
+                let total = histogram.reduce(0, +)
+                guard total > 0 else { continue }
+                let buckets = zip(SandboxWaitStatistics.Side.bucketBounds, histogram).filter { $0.1 > 0 }.map { bound, count in
+                    let label = bound.isInfinite ? "more" : String(format: "<%g", bound * 1e6)
+                    return "\(label) \(String(format: "%.1f%%", 100 * Double(count) / Double(total)))"
+                }
+                FileHandle.standardError.write(Data("  \(side) \(name) (\(total), µs): \(buckets.joined(separator: ", "))\n".utf8))
+            }
         }
     }
     exit(0)

@@ -85,6 +85,7 @@ static uint64_t monotonic_ns(void) {
 struct cmotionhost_ring {
     _Alignas(64) uint64_t head;          /**< Bytes written so far (the producer's). */
     uint64_t wakes;                      /**< Futex wakes of a sleeping consumer (the producer's count). */
+    uint64_t woken_at_ns;                /**< CLOCK_MONOTONIC just before the producer's last futex wake. */
     int32_t producer_cpu;                /**< 1 + the CPU the producer last wrote from (sched_getcpu); 0: none yet. */
     _Alignas(64) uint64_t tail;          /**< Bytes consumed so far (the consumer's). */
     cmotionhost_ring_statistics reads;   /**< The consumer's counts (wakes unused here). */
@@ -156,6 +157,7 @@ size_t cmotionhost_ring_write(cmotionhost_ring *ring, size_t capacity, const voi
         __atomic_store_n(&ring->head, head + n, __ATOMIC_RELEASE);
         __atomic_fetch_add(&ring->data_sequence, 1, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&ring->consumer_waiting, __ATOMIC_SEQ_CST)) {
+            __atomic_store_n(&ring->woken_at_ns, monotonic_ns(), __ATOMIC_RELAXED);
             futex_wake(&ring->data_sequence);
             __atomic_store_n(&ring->wakes, ring->wakes + 1, __ATOMIC_RELAXED);
         }
@@ -164,13 +166,23 @@ size_t cmotionhost_ring_write(cmotionhost_ring *ring, size_t capacity, const voi
     return written;
 }
 
-/* How long this thread's next ring read spins before it sleeps, in ns: an average of what spinning would have
- * needed in its last waits (one and a half times the wait when it ended within the limit, else nothing). A
- * side whose peer answers at once (an idle peer on another core) keeps spinning and pays no futex call; a side
- * whose peer waits for a core (a busy machine) soon stops spinning and sleeps at once, so that the futex wake
- * puts it back on a core, instead of spinning and yielding that core to other processes until its turn comes
- * round again. Per thread: each of the host's scheduler threads and the sandbox's serving thread waits alone. */
+/* The histogram bucket of a duration (cmotionhost_ring_statistics.wait_histogram). */
+static unsigned bucket(uint64_t ns) {
+    uint64_t us = ns / 1000u;
+    unsigned i = us == 0 ? 0 : 64 - (unsigned)__builtin_clzll(us);
+    return i < CMOTIONHOST_RING_BUCKETS ? i : CMOTIONHOST_RING_BUCKETS - 1;
+}
+
+/* How long this thread's next ring read spins before it sleeps, in ns (cmotionhost_ring_next_spin_ns). Per thread:
+ * each of the host's scheduler threads and the sandbox's serving thread waits alone. */
 static _Thread_local uint64_t read_spin_ns = 2000;
+
+uint64_t cmotionhost_ring_next_spin_ns(uint64_t budget, uint64_t waited_ns, uint64_t limit_ns) {
+    if (waited_ns > limit_ns) return budget / 2;
+    uint64_t needed = 2 * waited_ns + 1000u;
+    uint64_t next = needed > budget ? needed : budget - (budget - needed) / 8;
+    return next < limit_ns ? next : limit_ns;
+}
 
 size_t cmotionhost_ring_read(cmotionhost_ring *ring, size_t capacity, void *buffer, size_t max, uint64_t spin_ns,
                              uint64_t wait_ns) {
@@ -182,7 +194,10 @@ size_t cmotionhost_ring_read(cmotionhost_ring *ring, size_t capacity, void *buff
         /* A producer that last wrote from this CPU is most likely waiting for it (it was preempted by this thread's
          * wake-up, or is queued behind it): spinning here would only keep it off, so sleep at once and let it run. */
         int32_t producer = __atomic_load_n(&ring->producer_cpu, __ATOMIC_RELAXED);
-        if (producer != 0 && producer == sched_getcpu() + 1) budget = 0;
+        if (producer != 0 && producer == sched_getcpu() + 1) {
+            budget = 0;
+            counts->same_cpu++;
+        }
         uint64_t waited;
         if (spin_until(ring, capacity, has_data, budget)) {
             waited = monotonic_ns() - start;
@@ -195,13 +210,15 @@ size_t cmotionhost_ring_read(cmotionhost_ring *ring, size_t capacity, void *buff
             if (!has_data(ring, capacity)) futex_wait(&ring->data_sequence, sequence, wait_ns);
             __atomic_store_n(&ring->consumer_waiting, 0, __ATOMIC_SEQ_CST);
             uint64_t now = monotonic_ns();
+            uint64_t woken_at = __atomic_load_n(&ring->woken_at_ns, __ATOMIC_RELAXED);
+            if (woken_at >= slept && woken_at <= now) counts->wake_histogram[bucket(now - woken_at)]++;
             waited = now - start;
             counts->slept++;
             counts->spin_ns += slept - start;
             counts->sleep_ns += now - slept;
         }
-        uint64_t needed = waited <= spin_ns ? waited + waited / 4 : 0;
-        read_spin_ns = (3 * read_spin_ns + needed) / 4;
+        counts->wait_histogram[bucket(waited)]++;
+        read_spin_ns = cmotionhost_ring_next_spin_ns(read_spin_ns, waited, spin_ns);
         if (!has_data(ring, capacity)) return 0;
     } else {
         counts->ready++;

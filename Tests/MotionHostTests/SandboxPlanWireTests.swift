@@ -54,6 +54,25 @@ import Testing
         #expect(read.type == "Nudge" && read.fields == ["by": 2.5])
     }
 
+    @Test func aPlanCompletedWithDefaultsTravelsWithTheFieldsGivenAndTheDefaults() throws {
+        let defaults = PlanDefaults([("easing", "easeInOut"), ("delay", 0), ("curve", .array([0.25, 0.1]))])
+        let completed = Plan(type: "Tween", fields: ["property": "x", "to": [1], "duration": 0.5], defaults: defaults)
+        let read = try #require(try roundTrip(completed))
+        #expect(read.type == "Tween")
+        #expect(
+            read.fields == [
+                "property": "x", "to": [1], "duration": 0.5, "easing": "easeInOut", "delay": 0, "curve": .array([0.25, 0.1]),
+            ])
+        // A default too deep to write is refused as a given field is, the writer left as it was.
+        var value: JSONValue = 1
+        for _ in 0..<WireWriter.maximumPlanDepth + 1 { value = .array([value]) }
+        var out = WireWriter()
+        out.u32(7)
+        let isWritten = out.plan(Plan(type: "Tween", fields: ["property": "x"], defaults: PlanDefaults([("deep", value)])))
+        #expect(!isWritten)
+        #expect(out.bytes == [7, 0, 0, 0])
+    }
+
     @Test func aPlanNestedDeeperThanTheParserAllowsIsNotWrittenAndLeavesTheWriterAsItWas() {
         var value: JSONValue = 1
         for _ in 0..<WireWriter.maximumPlanDepth + 1 { value = .array([value]) }

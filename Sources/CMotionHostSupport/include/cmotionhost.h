@@ -54,6 +54,9 @@ void cmotionhost_close_descriptors_from(unsigned int first);
 /// costs no system call, and one that comes later one wake-up. Zero-filled memory is an empty ring.
 typedef struct cmotionhost_ring cmotionhost_ring;
 
+/// The buckets of a ring's wait histograms (`cmotionhost_ring_statistics`).
+#define CMOTIONHOST_RING_BUCKETS 16
+
 /// How a ring's reads went, counted by its consumer (and `wakes` by its producer) since the ring was made: for a
 /// benchmark to say where a round trip's time goes. Read while the ring is in use, the counts may be a little behind.
 typedef struct cmotionhost_ring_statistics {
@@ -64,6 +67,13 @@ typedef struct cmotionhost_ring_statistics {
     uint64_t spin_ns;  ///< Nanoseconds spent spinning, in all waits.
     uint64_t sleep_ns; ///< Nanoseconds spent asleep (from going to sleep to waking), in all waits.
     uint64_t wakes;    ///< Futex wakes the producer made for a sleeping consumer (a system call each).
+    uint64_t same_cpu; ///< Waits that began with the producer's last write made from the consumer's CPU.
+    /// Waits by how long they took (from the first look to bytes seen), `CLOCK_MONOTONIC`: bucket 0 under 1 µs,
+    /// bucket i (1...14) from 2^(i-1) to 2^i µs, bucket 15 from 16.384 ms up.
+    uint64_t wait_histogram[CMOTIONHOST_RING_BUCKETS];
+    /// Sleeps by the time from the producer's futex wake to the woken consumer running again (the wake-up
+    /// latency), in the buckets of `wait_histogram`; sleeps that ended by time-out or without a wake are not counted.
+    uint64_t wake_histogram[CMOTIONHOST_RING_BUCKETS];
 } cmotionhost_ring_statistics;
 
 /// The counts of `ring` (cmotionhost_ring_statistics).
@@ -83,11 +93,24 @@ size_t cmotionhost_ring_write(cmotionhost_ring *ring, size_t capacity, const voi
                               int64_t timeout_ns);
 
 /// Reads up to `max` bytes that are there, waiting for some: spinning (pause) at most `spin_ns` (as long as this
-/// thread's recent waits would have needed: none on a busy machine, where a peer waits for a core; and not at all
-/// when the producer last wrote from this thread's CPU, where it is then most likely queued), then sleeping at most
+/// thread's recent waits would have needed, `cmotionhost_ring_next_spin_ns`; and not at all when the producer last
+/// wrote from this thread's CPU, where it is then most likely queued behind this thread), then sleeping at most
 /// `wait_ns`.
 /// @return the number of bytes read; 0 when none came in that time.
 size_t cmotionhost_ring_read(cmotionhost_ring *ring, size_t capacity, void *buffer, size_t max, uint64_t spin_ns,
                              uint64_t wait_ns);
+
+/// How long a thread's next ring read spins before it sleeps, in ns, after a wait of `waited_ns` (first look to
+/// bytes seen, spinning or asleep) with a spin of `budget` ns, at most `limit_ns`. A wait within the limit sets it to
+/// what would have caught the bytes spinning with room to spare (2 × the wait + 1 µs) at once if that is more, and
+/// lets it fall an eighth of the way towards that if it is less: the spin stays long while the peer keeps answering
+/// within the limit, so a round trip between two awake processes on two cores costs no futex call, even when one
+/// wait now and then slept (and took a wake-up on top). Waking a peer that slept on an idle virtual CPU takes tens
+/// of µs (the CPU halts, and its wake goes through the hypervisor); a peer that waits long enough for that each
+/// time falls asleep for good with a shorter spin, so the limit is above it. A wait beyond the limit (a peer
+/// waiting for a core on a busy machine, or a host with nothing to ask) halves it: a side whose spins keep
+/// failing soon sleeps at once, and the futex wake puts it back when the peer does run; an idle side stops
+/// spinning after one wait of at most the limit.
+uint64_t cmotionhost_ring_next_spin_ns(uint64_t budget, uint64_t waited_ns, uint64_t limit_ns);
 
 #endif

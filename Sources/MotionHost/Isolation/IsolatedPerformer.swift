@@ -132,16 +132,20 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         let countOffset = out.bytes.count
         out.u32(0)
         var count: UInt32 = 0
-        for (_, value) in plan.fields {
+        func add(_ value: JSONValue) {
             guard case .string(let name) = value, let id = context.withScene({ $0.existingPropertyID(name) }),
                 let current = context.withTarget({ $0[id] })
-            else { continue }
+            else { return }
             out.string(name)
             out.i32(id.rawValue)
             out.u32(UInt32(current.count))
             for i in 0..<current.count { out.f64(current[i]) }
             count += 1
         }
+        // The fields as given and the defaults filled in, without merging them (``WireWriter/plan(_:)``).
+        let (given, defaults) = plan.fieldParts
+        for (_, value) in given { add(value) }
+        for (_, value) in defaults { add(value) }
         out.bytes.withUnsafeMutableBytes { $0.storeBytes(of: count.littleEndian, toByteOffset: countOffset, as: UInt32.self) }
     }
 

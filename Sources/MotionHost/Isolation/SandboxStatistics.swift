@@ -20,6 +20,17 @@ package struct SandboxWaitStatistics: Sendable {
         package let sleepSeconds: Double
         /// Futex wakes the other side made for this one while it slept (a system call each).
         package let wakes: UInt64
+        /// Waits that began with the other side's last message written from this side's CPU (this side then sleeps
+        /// at once: the other is most likely queued behind it).
+        package let sameCPU: UInt64
+        /// Waits by duration (`CLOCK_MONOTONIC`, first look to bytes seen), in ``bucketBounds``.
+        package let waitHistogram: [UInt64]
+        /// Sleeps by wake-up latency: from the other side's futex wake to this side running again, in ``bucketBounds``.
+        package let wakeHistogram: [UInt64]
+        /// Each histogram bucket's upper bound in seconds (the last is unbounded): 1 µs, 2 µs, 4 µs, ... 16.384 ms.
+        package static let bucketBounds: [Double] = (0..<Int(CMOTIONHOST_RING_BUCKETS)).map {
+            $0 == Int(CMOTIONHOST_RING_BUCKETS) - 1 ? .infinity : Double(1 << $0) * 1e-6
+        }
 
         init(_ counts: cmotionhost_ring_statistics) {
             reads = counts.reads
@@ -29,6 +40,10 @@ package struct SandboxWaitStatistics: Sendable {
             spinSeconds = Double(counts.spin_ns) / 1e9
             sleepSeconds = Double(counts.sleep_ns) / 1e9
             wakes = counts.wakes
+            sameCPU = counts.same_cpu
+            var copy = counts
+            waitHistogram = withUnsafeBytes(of: &copy.wait_histogram) { Array($0.bindMemory(to: UInt64.self)) }
+            wakeHistogram = withUnsafeBytes(of: &copy.wake_histogram) { Array($0.bindMemory(to: UInt64.self)) }
         }
     }
 

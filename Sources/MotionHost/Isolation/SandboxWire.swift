@@ -76,16 +76,24 @@ struct WireWriter {
     mutating func plan(_ plan: Plan) -> Bool {
         let start = bytes.count
         string(plan.type)
-        let fields = plan.fields
-        u32(UInt32(fields.count))
-        for (name, value) in fields {
-            string(name)
-            guard self.value(value, depth: 0) else {
-                bytes.removeSubrange(start...)
-                return false
-            }
+        // The fields as given, then the defaults the manifest filled in (no key in both): ``Plan/fields`` would
+        // first merge the two into a new dictionary, most of the cost of writing a small plan.
+        let (given, defaults) = plan.fieldParts
+        u32(UInt32(given.count + defaults.count))
+        for (name, value) in given where !field(name, value) {
+            bytes.removeSubrange(start...)
+            return false
+        }
+        for (name, value) in defaults where !field(name, value) {
+            bytes.removeSubrange(start...)
+            return false
         }
         return true
+    }
+
+    private mutating func field(_ name: String, _ value: JSONValue) -> Bool {
+        string(name)
+        return self.value(value, depth: 0)
     }
 
     private mutating func value(_ value: JSONValue, depth: Int) -> Bool {
@@ -406,8 +414,17 @@ struct SandboxSharedMemory: @unchecked Sendable {
     static let headerSize = 2 * ringSize
     static let size = headerSize + memberCapacity * 4 + writeBytes
     /// How long a side spins (pause) for the other's message at most before it sleeps on the futex (a
-    /// read spins as long as its thread's recent waits needed, within this: `cmotionhost_ring_read`).
-    static let spinNanoseconds: UInt64 = 10_000
+    /// read spins as long as its thread's recent waits needed, within this: `cmotionhost_ring_next_spin_ns`): above
+    /// the tens of µs it takes to wake a process that slept on an idle virtual CPU, so that two processes on two
+    /// idle cores keep each other awake; an idle side spins at most this long once before it sleeps.
+    static let spinNanoseconds: UInt64 = 100_000
+
+    /// How long a ring read spins next after a wait of `waited` ns with a spin of `budget` ns, at most `limit` ns
+    /// (`cmotionhost_ring_next_spin_ns`, cmotionhost.h: twice the wait + 1 µs at once if more, an eighth of the way
+    /// down if less; halved after a wait beyond the limit).
+    static func nextSpinNanoseconds(budget: UInt64, waited: UInt64, limit: UInt64 = spinNanoseconds) -> UInt64 {
+        cmotionhost_ring_next_spin_ns(budget, waited, limit)
+    }
 
     let base: UnsafeMutableRawPointer
     /// The host's requests and replies to the sandbox.
