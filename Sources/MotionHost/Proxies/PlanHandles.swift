@@ -27,13 +27,14 @@ extension HostInterface {
 /// layout is written once, before the count that makes them visible is published (release), and read only below
 /// a count loaded with acquire.
 enum PlanLayouts {
-    /// One layout: its names, and each name's UTF-8 bytes (allocated once, kept for the life of the process, as
-    /// the layout is) for ``hostPlanRead``'s byte comparisons.
+    /// One layout: its names, and each name's UTF-8 bytes for ``hostPlanRead``'s byte comparisons. What a read
+    /// walks is in buffers allocated once and kept for the life of the process, as the layout is: read through a
+    /// pointer, an array would be retained and released at each use (about 60 instructions a read did only that).
     struct Layout {
         let names: [String]
-        let bytes: [UnsafeBufferPointer<UInt8>]
+        let bytes: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>
         /// Whether name i is "type" (the plan's type, not a field).
-        let isType: [Bool]
+        let isType: UnsafeBufferPointer<Bool>
     }
 
     private static let capacity = Int(MOTION_PLAN_LAYOUT_MAX_COUNT)
@@ -53,9 +54,17 @@ enum PlanLayouts {
             _ = copy.initialize(from: name.utf8)
             return UnsafeBufferPointer(copy)
         }
-        (storage + index).initialize(to: Layout(names: names, bytes: bytes, isType: names.map { $0 == "type" }))
+        (storage + index).initialize(
+            to: Layout(names: names, bytes: kept(bytes), isType: kept(names.map { $0 == "type" })))
         count.store(index + 1, ordering: .releasing)
         return motion_plan_layout(index)
+    }
+
+    /// `values` in a buffer never freed (a layout's, for the life of the process).
+    private static func kept<T>(_ values: [T]) -> UnsafeBufferPointer<T> {
+        let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: values.count)
+        _ = buffer.initialize(from: values)
+        return UnsafeBufferPointer(buffer)
     }
 
     /// The layout `layout`, or `nil` for one never made.
@@ -142,7 +151,7 @@ private let hostPlanLayout: @convention(c) (UnsafePointer<UnsafePointer<CChar>?>
 /// `motion_plans_v1.read`: the fields of the plan in flight on this thread behind `plan`, by the layout's names.
 private let hostPlanRead: @convention(c) (OpaquePointer?, motion_plan_layout, UnsafeMutablePointer<motion_plan_field>?, Int) -> motion_status = {
     plan, layoutIndex, out, count in
-    guard let plan, let out, count > 0, let layout = PlanLayouts.layout(layoutIndex), count <= layout.pointee.names.count,
+    guard let plan, let out, count > 0, let layout = PlanLayouts.layout(layoutIndex), count <= layout.pointee.isType.count,
         let stack = PlansInFlight.existingStack, let index = PlansInFlight.entry(handle: plan, in: stack)
     else { return MOTION_ERR_INVALID_ARGUMENT }
     let texts = stack.texts
@@ -151,7 +160,8 @@ private let hostPlanRead: @convention(c) (OpaquePointer?, motion_plan_layout, Un
     // matching no names; a set of defaults beyond what it keeps is matched as the given fields are.
     let kept = stack.keptFields
     let type = kept.typeField(stack.entries[index].type)
-    for i in 0..<count { out[i] = layout.pointee.isType[i] ? type : motion_plan_field() }
+    let isType = layout.pointee.isType
+    for i in 0..<count { out[i] = isType[i] ? type : motion_plan_field() }
     if let defaults {
         if let fields = kept.fields(of: defaults, layout: layoutIndex, layout) {
             for (i, field) in fields where i < count { out[i] = field }
