@@ -95,6 +95,9 @@ public final class TweenAnimations {
     @usableFromInline @exclusivity(unchecked) var visited = 0
     /// Curves that are neither linear nor a preset, one allocation each, owned here (freed in `deinit`).
     @exclusivity(unchecked) private var customCurves: [UnsafeMutablePointer<CubicBezier>] = []
+    /// The curve ``curvePointer(_:)`` found last, where it is (a preset's copy or one of ``customCurves``, both
+    /// kept as long as this instance): plans in a row mostly share a curve, found again with one comparison.
+    @exclusivity(unchecked) private var lastCurve: (bezier: CubicBezier, pointer: UnsafePointer<CubicBezier>)?
 
     /// No tweens.
     public init() {
@@ -483,6 +486,13 @@ public final class TweenAnimations {
     /// of another curve (made on its first use).
     private func curvePointer(_ curve: TimingCurve) -> UnsafePointer<CubicBezier>? {
         guard case .cubicBezier(let bezier) = curve else { return nil }
+        if let last = unsafe lastCurve, last.bezier == bezier { return unsafe last.pointer }
+        let pointer = unsafe findCurve(bezier)
+        unsafe lastCurve = (bezier, pointer)
+        return unsafe pointer
+    }
+
+    private func findCurve(_ bezier: CubicBezier) -> UnsafePointer<CubicBezier> {
         if let preset = CubicBezier.presets.firstIndex(of: bezier) { return unsafe Self.presetCurves[preset] }
         if let custom = unsafe customCurves.first(where: { unsafe $0.pointee == bezier }) { return unsafe UnsafePointer(custom) }
         let copy = unsafe UnsafeMutablePointer<CubicBezier>.allocate(capacity: 1)

@@ -148,6 +148,44 @@ import Testing
         #expect(ownStatus == MOTION_OK && ownType == "Spring")
     }
 
+    @Test func theTypeAndTheDefaultsFilledInAreReadForEachPlanLayoutAndSetOfDefaults() throws {
+        // The host keeps a plan type's field and a set of defaults' fields per layout once made: each read must
+        // still give this plan's own type and defaults, in this layout's places, and only the first `count`.
+        let easeIn = PlanDefaults([(key: "timing", value: "easeIn"), (key: "delay", value: 0.25)])
+        let linear = PlanDefaults([(key: "timing", value: "linear")])
+        let tween = Plan(type: "Tween", fields: ["to": [1]], defaults: easeIn)
+        let fade = Plan(type: "Fade", fields: ["to": [2], "delay": 0.5], defaults: linear)
+        let full = layout(["type", "timing", "delay", "to"])
+        let reordered = layout(["delay", "timing", "type"])
+        func read(_ plan: Plan, _ layout: motion_plan_layout, count: Int) -> [motion_plan_field] {
+            var fields = [motion_plan_field](repeating: motion_plan_field(), count: 4)
+            for i in fields.indices { fields[i].kind = 99 }
+            let copied = PlansInFlight.withHandle(plan) { handle in
+                plans.read(handle, layout, &fields, count) == MOTION_OK ? fields.map { self.copy($0) } : []
+            }
+            #expect(copied.count == 4)
+            return copied
+        }
+        for _ in 0..<2 {
+            let a = read(tween, full, count: 4)
+            #expect(text(a[0]) == "Tween" && text(a[1]) == "easeIn" && a[2].values.0 == 0.25 && a[3].values.0 == 1)
+            let b = read(fade, full, count: 4)
+            #expect(text(b[0]) == "Fade" && text(b[1]) == "linear" && b[2].values.0 == 0.5 && b[3].values.0 == 2)
+            let c = read(tween, reordered, count: 3)
+            #expect(c[0].values.0 == 0.25 && text(c[1]) == "easeIn" && text(c[2]) == "Tween" && c[3].kind == 99)
+            let d = read(tween, full, count: 2)
+            #expect(text(d[0]) == "Tween" && text(d[1]) == "easeIn" && d[2].kind == 99 && d[3].kind == 99)
+        }
+    }
+
+    /// A field with its text copied, so that it can be read after the plan's call returned.
+    func copy(_ field: motion_plan_field) -> motion_plan_field {
+        guard let text = text(field) else { return field }
+        var copy = field
+        copy.text = UnsafePointer(strdup(text))  // leaked: a test's few bytes
+        return copy
+    }
+
     @Test func aBadLayoutOrCountIsRefusedAndWritesNothing() throws {
         #expect(layout([]) == MOTION_ERR_INVALID_ARGUMENT)
         #expect(layout(["to", ""]) == MOTION_ERR_INVALID_ARGUMENT)

@@ -107,6 +107,17 @@ public struct Plan: Sendable {
         }
     }
 
+    /// ``fieldParts`` with the defaults as the shared object the manifest made (`nil` when none were filled in),
+    /// so that a reader can keep what it derives from a set of defaults once, by its identity, for every plan
+    /// completed with it.
+    package var completedParts: (given: [String: JSONValue], defaults: PlanDefaults?) {
+        switch payload {
+        case .fields(let fields): (fields, nil)
+        case .typed: (fields, nil)
+        case .completed(let given, let defaults): (given, defaults)
+        }
+    }
+
     /// The plan as a typed value.
     ///
     /// A typed plan of that type is returned as is; otherwise the fields are decoded with `JSONDecoder`.

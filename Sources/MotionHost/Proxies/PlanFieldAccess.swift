@@ -29,6 +29,9 @@ enum PlansInFlight {
         /// Where `motion_plans_v1.read` copies the strings it hands out (the plan's inline strings have no
         /// address of their own): valid until the plan's call returns.
         let texts = TextArena()
+        /// The fields `motion_plans_v1.read` hands out that many plans share (a plan type's name, a set of
+        /// defaults), made once.
+        let keptFields = KeptFields()
     }
 
     private static let key: pthread_key_t = {
@@ -72,7 +75,7 @@ enum PlansInFlight {
         stack.entries.append(Entry(start: handle, length: 0, type: plan.type, plan: plan))
         defer {
             // With the JSON buffers motion_plans_v1.json filled for it meanwhile (``registerJSON(_:of:)``).
-            stack.entries.removeSubrange(depth...)
+            if stack.entries.count == depth + 1 { stack.entries.removeLast() } else { stack.entries.removeSubrange(depth...) }
             stack.texts.reset(to: mark)
         }
         return body(OpaquePointer(bitPattern: handle)!)

@@ -27,13 +27,14 @@ extension HostInterface {
 /// layout is written once, before the count that makes them visible is published (release), and read only below
 /// a count loaded with acquire.
 enum PlanLayouts {
-    /// One layout: its names, and each name's UTF-8 bytes (allocated once, kept for the life of the process, as
-    /// the layout is) for ``hostPlanRead``'s byte comparisons.
+    /// One layout: its names, and each name's UTF-8 bytes for ``hostPlanRead``'s byte comparisons. What a read
+    /// walks is in buffers allocated once and kept for the life of the process, as the layout is: read through a
+    /// pointer, an array would be retained and released at each use (about 60 instructions a read did only that).
     struct Layout {
         let names: [String]
-        let bytes: [UnsafeBufferPointer<UInt8>]
+        let bytes: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>
         /// Whether name i is "type" (the plan's type, not a field).
-        let isType: [Bool]
+        let isType: UnsafeBufferPointer<Bool>
     }
 
     private static let capacity = Int(MOTION_PLAN_LAYOUT_MAX_COUNT)
@@ -53,9 +54,17 @@ enum PlanLayouts {
             _ = copy.initialize(from: name.utf8)
             return UnsafeBufferPointer(copy)
         }
-        (storage + index).initialize(to: Layout(names: names, bytes: bytes, isType: names.map { $0 == "type" }))
+        (storage + index).initialize(
+            to: Layout(names: names, bytes: kept(bytes), isType: kept(names.map { $0 == "type" })))
         count.store(index + 1, ordering: .releasing)
         return motion_plan_layout(index)
+    }
+
+    /// `values` in a buffer never freed (a layout's, for the life of the process).
+    private static func kept<T>(_ values: [T]) -> UnsafeBufferPointer<T> {
+        let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: values.count)
+        _ = buffer.initialize(from: values)
+        return UnsafeBufferPointer(buffer)
     }
 
     /// The layout `layout`, or `nil` for one never made.
@@ -141,32 +150,116 @@ private let hostPlanLayout: @convention(c) (UnsafePointer<UnsafePointer<CChar>?>
 
 /// `motion_plans_v1.read`: the fields of the plan in flight on this thread behind `plan`, by the layout's names.
 private let hostPlanRead: @convention(c) (OpaquePointer?, motion_plan_layout, UnsafeMutablePointer<motion_plan_field>?, Int) -> motion_status = {
-    plan, layout, out, count in
-    guard let plan, let out, count > 0, let layout = PlanLayouts.layout(layout), count <= layout.pointee.names.count,
+    plan, layoutIndex, out, count in
+    guard let plan, let out, count > 0, let layout = PlanLayouts.layout(layoutIndex), count <= layout.pointee.isType.count,
         let stack = PlansInFlight.existingStack, let index = PlansInFlight.entry(handle: plan, in: stack)
     else { return MOTION_ERR_INVALID_ARGUMENT }
-    // One pass over the plan's few fields, each matched against the layout's names byte for byte (as a C
-    // reader would; comparing two unequal Strings takes Swift's slow, Unicode-aware path, and hashing every
-    // name cost more than the rest of the read).
-    let names = layout.pointee.bytes
     let texts = stack.texts
-    for i in 0..<count {
-        out[i] = layout.pointee.isType[i] ? planField(.string(stack.entries[index].type), texts: texts) : motion_plan_field()
-    }
-    @inline(__always) func match(_ key: String, _ value: JSONValue) {
-        var key = key
-        key.withUTF8 { key in
-            for i in 0..<count
-            where names[i].count == key.count && (key.count == 0 || memcmp(names[i].baseAddress!, key.baseAddress!, key.count) == 0) {
-                out[i] = planField(value, texts: texts)
-            }
+    let (given, defaults) = stack.entries[index].plan.completedParts
+    // The plan's type and the defaults the manifest filled in come as fields made once per thread (``KeptFields``),
+    // matching no names; a set of defaults beyond what it keeps is matched as the given fields are.
+    let kept = stack.keptFields
+    let type = kept.typeField(stack.entries[index].type)
+    let isType = layout.pointee.isType
+    for i in 0..<count { out[i] = isType[i] ? type : motion_plan_field() }
+    if let defaults {
+        if let fields = kept.fields(of: defaults, layout: layoutIndex, layout) {
+            for (i, field) in fields where i < count { out[i] = field }
+        } else {
+            for (key, value) in defaults.members { match(key, value, layout, out, count, texts) }
         }
     }
-    // The fields as given and the defaults the manifest filled in (a plan completed without a merged copy).
-    let (given, defaults) = stack.entries[index].plan.fieldParts
-    for (key, value) in given { match(key, value) }
-    for (key, value) in defaults { match(key, value) }
+    // One pass over the plan's few given fields, each matched against the layout's names byte for byte (as a C
+    // reader would; comparing two unequal Strings takes Swift's slow, Unicode-aware path, and hashing every name
+    // cost more than the rest of the read).
+    for (key, value) in given { match(key, value, layout, out, count, texts) }
     return MOTION_OK
+}
+
+/// Writes `value` as the field of every one of the layout's first `count` names that is `key`.
+@inline(__always)
+private func match(
+    _ key: String, _ value: JSONValue, _ layout: UnsafePointer<PlanLayouts.Layout>, _ out: UnsafeMutablePointer<motion_plan_field>,
+    _ count: Int, _ texts: TextArena
+) {
+    var key = key
+    key.withUTF8 { key in
+        let names = layout.pointee.bytes
+        for i in 0..<count
+        where names[i].count == key.count && (key.count == 0 || memcmp(names[i].baseAddress!, key.baseAddress!, key.count) == 0) {
+            out[i] = planField(value, texts: texts)
+        }
+    }
+}
+
+/// Fields a thread's plans by handle share, as `motion_plan_field`s made once and kept for the life of the thread
+/// (their strings' bytes in an arena never reset, so a field handed to a plugin stays valid however reads nest):
+/// each plan type's name, and the fields of each set of defaults (``PlanDefaults``, shared by every plan that left
+/// out the same fields) by layout. At most ``capacity`` of each are kept; beyond that they are made per read, as
+/// before.
+///
+/// Thread rule: one thread's (``PlansInFlight``'s per-thread stack).
+final class KeptFields {
+    static let capacity = 64
+
+    private struct Defaults {
+        let layout: motion_plan_layout
+        /// Kept alive by this entry, so its identity is never another set's.
+        let defaults: PlanDefaults
+        /// (the layout's index, the field) for each of the layout's names that a default fills.
+        let fields: [(Int, motion_plan_field)]
+    }
+
+    // One thread's, never used re-entrantly: no dynamic exclusivity checks.
+    @exclusivity(unchecked) private var defaults: [Defaults] = []
+    @exclusivity(unchecked) private var lastDefaults = -1
+    @exclusivity(unchecked) private var types: [(type: String, field: motion_plan_field)] = []
+    @exclusivity(unchecked) private var lastType = -1
+    private let texts = TextArena()
+
+    /// The plan type `type` as a string field.
+    @inline(__always)
+    func typeField(_ type: String) -> motion_plan_field {
+        if lastType >= 0, types[lastType].type == type { return types[lastType].field }
+        return newTypeField(type)
+    }
+
+    private func newTypeField(_ type: String) -> motion_plan_field {
+        if let i = types.firstIndex(where: { $0.type == type }) {
+            lastType = i
+            return types[i].field
+        }
+        guard types.count < Self.capacity else { return planField(.string(type), texts: PlansInFlight.stack.texts) }
+        types.append((type, planField(.string(type), texts: texts)))
+        lastType = types.count - 1
+        return types[lastType].field
+    }
+
+    /// The fields `defaults` fills in of `layout`'s names, or `nil` when ``capacity`` sets are kept already.
+    @inline(__always)
+    func fields(of defaults: PlanDefaults, layout: motion_plan_layout, _ names: UnsafePointer<PlanLayouts.Layout>) -> [(Int, motion_plan_field)]? {
+        if lastDefaults >= 0, self.defaults[lastDefaults].defaults === defaults, self.defaults[lastDefaults].layout == layout {
+            return self.defaults[lastDefaults].fields
+        }
+        return newFields(of: defaults, layout: layout, names)
+    }
+
+    private func newFields(of defaults: PlanDefaults, layout: motion_plan_layout, _ names: UnsafePointer<PlanLayouts.Layout>) -> [(
+        Int, motion_plan_field
+    )]? {
+        if let i = self.defaults.firstIndex(where: { $0.defaults === defaults && $0.layout == layout }) {
+            lastDefaults = i
+            return self.defaults[i].fields
+        }
+        guard self.defaults.count < Self.capacity else { return nil }
+        var fields: [(Int, motion_plan_field)] = []
+        for (key, value) in defaults.members {
+            for i in names.pointee.names.indices where names.pointee.names[i] == key { fields.append((i, planField(value, texts: texts))) }
+        }
+        self.defaults.append(Defaults(layout: layout, defaults: defaults, fields: fields))
+        lastDefaults = self.defaults.count - 1
+        return fields
+    }
 }
 
 /// One value as a `motion_plan_field` (a string's bytes copied into `texts`).

@@ -134,23 +134,12 @@ struct TypedAdd: Sendable {
     let add: @Sendable (any PluginPerformer, PlanFields, String?) throws -> Bool
 
     static func make<S: SinglePlanPerformer>(_ performer: S.Type) -> TypedAdd? {
-        guard let reader = S.Plan.self as? any PlanFieldReading.Type else { return nil }
-        return make(performer, reader)
-    }
-
-    private static func make<S: SinglePlanPerformer, R: PlanFieldReading>(_: S.Type, _: R.Type) -> TypedAdd? {
-        guard R.self == S.Plan.self else { return nil }
-        return TypedAdd(type: R.type) { performer, fields, name in
-            let plan: R
-            do {
-                plan = try R(fields: fields)
-            } catch is PlanFieldsFallback {
-                return false
-            }
-            // R is S.Plan (checked above): the same value, retyped with one copy (through two generic closures,
-            // which this code is not specialised past, it cost about 450 instructions more per plan).
-            try unsafeDowncast(performer, to: S.self).perform(unsafeBitCast(plan, to: S.Plan.self), named: name)
-            return true
+        guard S.Plan.self is any PlanFieldReading.Type else { return nil }
+        // S._performReading is compiled in the plugin for S and its plan type (SinglePlanPerformer's default): one
+        // call through the witness table, and no generic copies of the plan (through two generic closures, which
+        // this code is not specialised past, building and handing over a Tween cost about 1,000 instructions more).
+        return TypedAdd(type: S.Plan.type) { performer, fields, name in
+            try S._performReading(fields, on: unsafeDowncast(performer, to: S.self), named: name)
         }
     }
 }

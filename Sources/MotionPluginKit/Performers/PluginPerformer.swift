@@ -97,6 +97,40 @@ public protocol SinglePlanPerformer: PluginPerformer {
     ///   - name: its name for a named add (`add(_:named:)`), `nil` for a regular add.
     /// - Throws: as `PluginPerformer.add(_:)`.
     func perform(_ plan: Plan, named name: String?) throws
+
+    /// The SDK's own step for a plan by handle (motion/plans.h): builds `Plan` from the fields the host holds and
+    /// hands it to `perform(_:named:)`. Do not implement it: the SDK's default does this, and the conformance
+    /// compiles it for this class and its plan type, so that a plan read by handle is built and performed with no
+    /// generic copies of it in between (about 1,000 instructions a Tween plan otherwise).
+    /// - Parameters:
+    ///   - fields: the plan's fields, valid during the call.
+    ///   - performer: the performer.
+    ///   - name: the plan's name for a named add, `nil` for a regular add.
+    /// - Returns: `false`, with nothing performed, when `Plan` is not a `PlanFieldReading` type or a field cannot
+    ///   be read that way (the SDK then decodes the plan from its JSON).
+    /// - Throws: what `init(fields:)` (other than a field it cannot read) or `perform(_:named:)` throws.
+    static func _performReading(_ fields: PlanFields, on performer: Self, named name: String?) throws -> Bool
+}
+
+extension SinglePlanPerformer {
+    /// `false`: this class's plan type is not a `PlanFieldReading` type.
+    @inlinable
+    public static func _performReading(_ fields: PlanFields, on performer: Self, named name: String?) throws -> Bool { false }
+}
+
+extension SinglePlanPerformer where Plan: PlanFieldReading {
+    /// Builds the plan from `fields` and performs it; `false` when a field cannot be read from them.
+    @inlinable
+    public static func _performReading(_ fields: PlanFields, on performer: Self, named name: String?) throws -> Bool {
+        let plan: Plan
+        do {
+            plan = try Plan(fields: fields)
+        } catch is PlanFieldsFallback {
+            return false
+        }
+        try performer.perform(plan, named: name)
+        return true
+    }
 }
 
 extension SinglePlanPerformer {

@@ -172,7 +172,10 @@ public struct PlanFields {
 }
 
 /// Thrown by ``PlanFields`` for a field it cannot give as asked; the SDK decodes the plan from JSON instead.
-struct PlanFieldsFallback: Error {}
+@usableFromInline
+struct PlanFieldsFallback: Error {
+    @usableFromInline init() {}
+}
 
 /// A performer class's layout for reading plans by handle: `"type"`, then every field its `PlanFieldReading`
 /// plan types read, resolved with the host once (on the first plan) and kept.
