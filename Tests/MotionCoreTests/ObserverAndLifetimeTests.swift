@@ -95,3 +95,43 @@ struct ObserverAndLifetimeTests {
         #expect(log.all.last == "destroy RecordingPerformer@a")
     }
 }
+
+/// R42 with the scheduler holding the last reference to its scene: its performers go first, while the scene is
+/// still there, so a performer (an in-process one, or a plugin's in `destroy_performer`, whose context is valid until
+/// it returns, motion/core.h) may read its target as it goes. The order Swift releases a class's stored properties
+/// in is not the order a deinit needs (a debug build released the scene first, and the target's unowned scene
+/// trapped).
+@Suite("A scheduler's performers go before its scene")
+struct SceneOutlivesPerformersTests {
+    final class Reader: Performer {
+        let context: PerformerContext
+        let seen: Box
+        init(_ context: PerformerContext, seen: Box) {
+            self.context = context
+            self.seen = seen
+        }
+        func addPlan(_ plan: Plan) throws {}
+        deinit { seen.value = context.target["x"]?.scalar }
+    }
+    final class Box { var value: Double? }
+
+    @Test func aPerformerGoingWithTheLastReferenceToItsSceneStillReadsItsTarget() throws {
+        let seen = Box()
+        weak var weakScene: Scene?
+        do {
+            let registry = InProcessRegistry()
+            registry.register(planTypes: ["Read"], className: "Reader") { Reader($0, seen: seen) }
+            var scheduler: Scheduler? = {
+                let scene = Scene()
+                _ = scene.addTarget(TargetID("a"), properties: ["x": 0.25])
+                weakScene = scene
+                return Scheduler(scene: scene, registry: registry)
+            }()
+            try scheduler?.commit(Transaction([.add(Plan(type: "Read"), target: "a")]))
+            #expect(weakScene != nil)
+            scheduler = nil
+        }
+        #expect(seen.value == 0.25)
+        #expect(weakScene == nil)
+    }
+}

@@ -117,6 +117,12 @@ public final class Scheduler {
             trace(.activityChanged(isActive: false))
             for observer in observers { observer.schedulerActivityDidChange(isActive: false) }
         }
+        // R42: the performers go here, while this scheduler still holds the scene, so one may read its target as it
+        // goes (a plugin's context is valid until destroy_performer returns, motion/core.h). Left to the release of
+        // the stored properties, whose order is the compiler's, a debug build released the scene first.
+        updaterBoxes.removeAll()
+        records.removeAll()
+        frameBatches.removeAll()
     }
 
     // MARK: Activity and tracing
