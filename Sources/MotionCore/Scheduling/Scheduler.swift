@@ -41,9 +41,6 @@ public final class Scheduler {
     /// they first made a performer (a class's index is 4 bytes in every record where its reference took 8).
     @exclusivity(unchecked) private var performerClasses: [PerformerClass] = []
     private var performerClassIndices: [ObjectIdentifier: Int32] = [:]
-    /// The class a commit last looked for in a target's chain and its index in ``performerClasses``, or -1 while it
-    /// has made no performer (commits often repeat a class: one compare, no dictionary or array access, no retain).
-    @exclusivity(unchecked) private var lastClassIndex: (id: ObjectIdentifier?, index: Int32) = (nil, -1)
     /// The bytes each performer's record takes in ``records`` (for tests of the layout).
     static var performerRecordStride: Int { MemoryLayout<PerformerRecord>.stride }
     /// The next creation attempt's ``PerformerKey/incarnation`` (never reused).
@@ -458,12 +455,9 @@ public final class Scheduler {
     private func performerRecord(_ performerClass: PerformerClass, target: Target) throws(CommitError) -> Int {
         let targetIndex = target.index
         if targetIndex < firstPerformerOfTarget.count {
-            let id = ObjectIdentifier(performerClass)
-            if lastClassIndex.id != id { lastClassIndex = (id, performerClassIndices[id] ?? -1) }
-            let wanted = lastClassIndex.index
             var index = firstPerformerOfTarget[targetIndex]
             while index >= 0 {
-                if records[Int(index)].performerClass == wanted { return Int(index) }
+                if performerClasses[Int(records[Int(index)].performerClass)] === performerClass { return Int(index) }
                 index = records[Int(index)].nextOnTarget
             }
         } else {
@@ -505,7 +499,6 @@ public final class Scheduler {
         let index = Int32(performerClasses.count)
         performerClasses.append(performerClass)
         performerClassIndices[id] = index
-        lastClassIndex = (id, index)
         return index
     }
 
