@@ -38,13 +38,25 @@ enum LimitBenchmarks {
         Int(ctweenlimit_heap_bytes())
     }
 
-    /// This process's resident set size, bytes (`VmRSS` in /proc/self/status; `field` `RssAnon` for its
-    /// anonymous memory alone, `RssFile` for the pages of files it maps, its code among them).
+    /// This process's resident set size, bytes; `field` `RssAnon` for its anonymous memory alone, `RssFile` for the
+    /// rest (the pages of files it maps, its code among them, and shared memory).
+    ///
+    /// Read from `/proc/self/smaps_rollup` (`Rss`, `Anonymous`), which the kernel counts by walking the page tables
+    /// when it is read: exact to the page. `/proc/self/status`'s `VmRSS`, `RssAnon` and `RssFile`, read before, are
+    /// counters the kernel updates in per-CPU batches and reads without summing them exactly: at 10,000 Tweens two
+    /// runs of one build gave 494.0 and 487.4 resident bytes per Tween, each 46–52 bytes more than its anonymous and
+    /// file parts added up.
     static func residentBytes(_ field: String = "VmRSS") -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
-            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
-        else { return 0 }
-        return kilobytes * 1024
+        guard let rollup = try? String(contentsOfFile: "/proc/self/smaps_rollup", encoding: .utf8) else { return 0 }
+        func kilobytes(_ name: String) -> Int {
+            guard let line = rollup.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return 0 }
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+        let (resident, anonymous) = (kilobytes("Rss"), kilobytes("Anonymous"))
+        switch field {
+        case "RssAnon": return anonymous * 1024
+        case "RssFile": return (resident - anonymous) * 1024
+        default: return resident * 1024
+        }
     }
 }

@@ -177,7 +177,7 @@ struct PluginBenchmarks {
 
     /// The frame tick at one scale, in one fresh process (`--profile-scale COUNT`): the C limit, the in-process
     /// Tween and TweenKit, alternating, each with its ratio to the limit and its resident memory per performer
-    /// (the growth of the process's resident set while that side's scene was set up, over `count`).
+    /// (``profileScale(count:)``).
     static func freshProcessScale(count: Int) throws -> [(name: String, nanoseconds: Double, ratio: Double, bytes: Double)] {
         let output = try runFreshProcess(arguments: ["--profile-scale", String(count)])
         return try output.split(separator: "\n").map { line in
@@ -189,19 +189,36 @@ struct PluginBenchmarks {
         }
     }
 
+    /// How many Tweens each side of ``profileScale(count:)`` runs, one frame, and lets go of before its memory is
+    /// measured: few, so that what they free and the measured scene takes again is a fraction of a byte per Tween.
+    static let warmUpCount = 10
+
     /// `--profile-scale COUNT` in this process: lines "side ns ratio-to-limit bytes-per-performer".
+    ///
+    /// The memory column is what a running Tween adds to the process: the growth of the resident set (`VmRSS`)
+    /// while that side's scene of `count` Tweens is set up and runs its first frame that moves every Tween (so
+    /// the change log's pages count), over `count`. What a process pays once per side is left out: each side first
+    /// sets up ``warmUpCount`` Tweens of its own, runs a frame of them and lets them go (kept, TweenKit's batch would
+    /// span two schedulers and take its slower path): its code's pages, touched for the first time (a megabyte in
+    /// process, about 105 bytes a Tween at 10,000), the plugin's library, the runtime's type metadata. Before, the
+    /// column counted those and stopped before the first frame.
     static func profileScale(count: Int) throws -> String {
         var bytes: [Double] = []
-        func measured(_ make: () throws -> (Int) throws -> Void) rethrows -> (Int) throws -> Void {
+        func measured(_ make: (Int) throws -> (Int) throws -> Void) throws -> (Int) throws -> Void {
+            try make(warmUpCount)(1)
+            // Its first read of /proc touches about 400 KB that are the process's, not the Tweens'.
+            _ = LimitBenchmarks.residentBytes()
             let before = LimitBenchmarks.residentBytes()
-            let run = try make()
+            let run = try make(count)
+            try run(1)
             bytes.append(Double(LimitBenchmarks.residentBytes() - before) / Double(count))
             return run
         }
+        let host = try makeHost()
         let runs = [
-            try measured { try LimitBenchmarks.runningTweens(count: count) },
-            try measured { try runningTweens(registry: inProcessTweens(), count: count) },
-            try measured { try runningTweens(registry: try makeHost(), count: count) },
+            try measured { try LimitBenchmarks.runningTweens(count: $0) },
+            try measured { try runningTweens(registry: inProcessTweens(), count: $0) },
+            try measured { try runningTweens(registry: host, count: $0) },
         ]
         // Fewer frames and rounds at the large scales, so a run stays within seconds.
         let frames = count >= 1_000_000 ? 6 : count >= 100_000 ? 20 : 60
@@ -214,11 +231,13 @@ struct PluginBenchmarks {
 
     /// `--profile-memory COUNT [SIDE]` in this process: heap bytes per running Tween, all in, and what part of them
     /// the scene (its targets, with `x`), the committed plans (scheduler and performers: for a plugin, the host's
-    /// proxies and contexts and the plugin's own performers, which allocate from the same heap) and the first frame
-    /// (the Tweens' start) take; then the resident bytes per Tween of the whole set-up. `SIDE`: `in-process` (the
-    /// default), `plugin` (TweenKit in this process) or `isolated` (TweenKit in its sandbox, whose memory is its own
-    /// process's and not counted here: this is the host's side alone). The plugin's library is loaded and its sandbox
-    /// started before the first count.
+    /// proxies and contexts and the plugin's own performers, which allocate from the same heap) and the first frames
+    /// (the Tweens' start, then a frame that moves every one and is drained: the change log) take; then the resident
+    /// bytes per Tween of the whole set-up. `SIDE`: `in-process` (the default), `plugin` (TweenKit in this process) or
+    /// `isolated` (TweenKit in its sandbox, whose memory is its own process's and not counted here: this is the host's
+    /// side alone). What the process pays once is paid before the first count, as in ``profileScale(count:)``: the
+    /// plugin's library is loaded (and its sandbox started), and ``warmUpCount`` Tweens are set up, run a frame and
+    /// are let go.
     static func profileMemory(count: Int, side: String = "in-process") throws -> String {
         let registry: any PerformerRegistry
         switch side {
@@ -227,8 +246,10 @@ struct PluginBenchmarks {
         case "isolated": registry = try IsolationBenchmarks.makeIsolatedHost()
         default: throw BenchmarkError("--profile-memory: unknown side \"\(side)\"; expected in-process, plugin or isolated")
         }
-        // The library loaded (and the sandbox started) before counting: what is counted grows with the Tweens.
-        _ = try committingTweens(to: tweenScene(count: 1), registry: registry)
+        // The library loaded (and the sandbox started), the code run once, before counting: what is counted grows
+        // with the Tweens.
+        try runningTweens(registry: registry, count: warmUpCount)(1)
+        _ = LimitBenchmarks.residentBytes()  // its first read touches about 400 KB that are the process's
         let (heap, resident) = (LimitBenchmarks.heapBytes(), LimitBenchmarks.residentBytes())
         let (anonymous, file) = (LimitBenchmarks.residentBytes("RssAnon"), LimitBenchmarks.residentBytes("RssFile"))
         let scene = tweenScene(count: count)
@@ -236,17 +257,19 @@ struct PluginBenchmarks {
         let scheduler = try committingTweens(to: scene, registry: registry)
         let afterCommit = LimitBenchmarks.heapBytes()
         scheduler.advanceFrame(to: 0)
-        scene.drainChanges { _, _, _ in }
+        scheduler.advanceFrame(to: 1.0 / 60)
+        var changes = 0
+        scene.drainChanges { _, _, _ in changes += 1 }
         let afterFrame = LimitBenchmarks.heapBytes()
         let residentAfter = LimitBenchmarks.residentBytes()
         let (anonymousAfter, fileAfter) = (LimitBenchmarks.residentBytes("RssAnon"), LimitBenchmarks.residentBytes("RssFile"))
-        guard scheduler.frameUpdatedPerformerCount == count else {
-            throw BenchmarkError("\(scheduler.frameUpdatedPerformerCount) of \(count) tweens run")
+        guard scheduler.frameUpdatedPerformerCount == count, changes == count else {
+            throw BenchmarkError("\(scheduler.frameUpdatedPerformerCount) of \(count) tweens run, \(changes) moved")
         }
         func perTween(_ bytes: Int) -> String { format(Double(bytes) / Double(count), 1) }
         return """
             heap bytes per running \(side) Tween, \(count.formatted()) Tweens: \(perTween(afterFrame - heap)) (scene \(perTween(afterScene - heap)), \
-            scheduler and performers \(perTween(afterCommit - afterScene)), first frame \(perTween(afterFrame - afterCommit))); \
+            scheduler and performers \(perTween(afterCommit - afterScene)), first frames \(perTween(afterFrame - afterCommit))); \
             resident \(perTween(residentAfter - resident)) (anonymous \(perTween(anonymousAfter - anonymous)), \
             files \(perTween(fileAfter - file)))
             """

@@ -114,6 +114,17 @@ struct FrameBatchTests {
         #expect(log.lines == ["X b @0", "alone s @0", "X c d @0", "X b @1", "alone s @1"])
     }
 
+    @Test("a member that stopped and goes again is updated again, in its batch or alone, as when it first went")
+    func membersThatGoAgainAreUpdatedAgain() throws {
+        try commit("Go", "a", "s")
+        scheduler.advanceFrame(to: 0)
+        try commit("Stop", "a", "s")
+        scheduler.advanceFrame(to: 1)
+        try commit("Go", "s", "a")
+        scheduler.advanceFrame(to: 2)
+        #expect(log.lines == ["X a @0", "alone s @0", "alone s @2", "X a @2"])
+    }
+
     @Test("a member whose token ends earlier in the same frame is left out of its run, also after a nested frame")
     func tokenEndedDuringTheFrame() throws {
         try commit("Go", "a", "b", "s", "c", "d")

@@ -67,7 +67,9 @@ public protocol BatchedFrameUpdating: FrameUpdating {
     /// The batch this performer is updated with, or `nil` to be updated alone. Read once, when the
     /// scheduler creates the performer.
     var frameBatch: (any FrameBatch)? { get }
-    /// What identifies this performer to its batch (for a plugin, its `motion_performer *`). Read once.
+    /// What identifies this performer to its batch (for a plugin, its `motion_performer *`): the same value for
+    /// the performer's life. Read each time the performer joins the scheduler's update list (its first token
+    /// after it held none), not kept in its record.
     var frameBatchMember: OpaquePointer { get }
 }
 

@@ -29,14 +29,20 @@ public final class Scheduler {
     /// The plan type last looked up in ``classCache`` and its class (commits often repeat a plan type).
     @exclusivity(unchecked) private var lastClass: (type: String, performerClass: PerformerClass)?
     /// Every performer's record, in creation order, a value each in one dense array indexed by
-    /// ``PerformerKey/index`` (no object, dictionary entry or table of tokens per performer: 64 bytes
-    /// each). A record replaced by ``recreatePerformers(of:)`` is overwritten in place (R43). Per-frame reads
+    /// ``PerformerKey/index`` (no object, dictionary entry or table of tokens per performer: 48 bytes
+    /// each, ``PerformerRecord``). A record replaced by ``recreatePerformers(of:)`` is overwritten in place (R43). Per-frame reads
     /// (a token count) go through the array each time, never through a pointer held across a performer call,
     /// which may add records.
     @exclusivity(unchecked) private var records: ContiguousArray<PerformerRecord> = []
     /// Per target, by its index in the scene: its first performer's record, or -1; the target's other
     /// performers follow through ``PerformerRecord/nextOnTarget`` (a target has one per class it uses, R6).
     @exclusivity(unchecked) private var firstPerformerOfTarget: [Int32] = []
+    /// The performer classes the records name by ``PerformerRecord/performerClass``, each once, in the order
+    /// they first made a performer (a class's index is 4 bytes in every record where its reference took 8).
+    @exclusivity(unchecked) private var performerClasses: [PerformerClass] = []
+    private var performerClassIndices: [ObjectIdentifier: Int32] = [:]
+    /// The bytes each performer's record takes in ``records`` (for tests of the layout).
+    static var performerRecordStride: Int { MemoryLayout<PerformerRecord>.stride }
     /// The next creation attempt's ``PerformerKey/incarnation`` (never reused).
     private var nextIncarnation: UInt32 = 0
     /// The record index, by incarnation, of each performer whose record is not at its key's index: one
@@ -109,7 +115,7 @@ public final class Scheduler {
         // R37: outstanding tokens are terminated and reported when the scheduler goes away.
         for token in outstandingTokens(where: { _ in true }) {
             token.object?.invalidate()
-            let description = record(of: token.owner).map { records[$0].description } ?? PerformerDescription(target: "?", className: "?")
+            let description = record(of: token.owner).map { describe($0) } ?? PerformerDescription(target: "?", className: "?")
             trace(.tokenTerminated(id: token.id, performer: description))
         }
         if activeTokenCount > 0 {
@@ -120,6 +126,9 @@ public final class Scheduler {
         // R42: the performers go here, while this scheduler still holds the scene, so one may read its target as it
         // goes (a plugin's context is valid until destroy_performer returns, motion/core.h). Left to the release of
         // the stored properties, whose order is the compiler's, a debug build released the scene first.
+        // The records' own references to their first tokens' objects (``FirstToken``) first: removing a record does
+        // not release it.
+        for index in records.indices { records[index].firstToken.clear() }
         updaterBoxes.removeAll()
         records.removeAll()
         frameBatches.removeAll()
@@ -143,7 +152,7 @@ public final class Scheduler {
     /// holds (to say who keeps a scheduler active).
     public var tokenHolders: [(performer: PerformerDescription, tokens: Int)] {
         checkThread("tokenHolders")
-        return records.filter { $0.tokenCount > 0 }.map { ($0.description, Int($0.tokenCount)) }
+        return records.indices.filter { records[$0].tokenCount > 0 }.map { (describe($0), Int(records[$0].tokenCount)) }
     }
 
     /// Adds an activity observer; adding one already added changes nothing (R38). The scheduler holds
@@ -176,7 +185,7 @@ public final class Scheduler {
     /// The performers created so far, in creation order.
     public var performerDescriptions: [PerformerDescription] {
         checkThread("performerDescriptions")
-        return records.map(\.description)
+        return records.indices.map(describe)
     }
 
     /// How many performers the scheduler holds (it destroys one before it goes itself only to replace it by
@@ -196,7 +205,8 @@ public final class Scheduler {
     /// The performer for a target and class name, if the scheduler created one.
     public func performer(forTarget target: TargetID, className: String) -> (any Performer)? {
         checkThread("performer(forTarget:className:)")
-        return records.first { $0.target.id == target && $0.performerClass.name == className }?.performer
+        return records.first { scene.targets[Int($0.target)].id == target && performerClasses[Int($0.performerClass)].name == className }?
+            .performer
     }
 
     /// The thread rule, checked at every public entry point: in debug builds a call from another thread
@@ -251,7 +261,7 @@ public final class Scheduler {
         // emitted from inside its factory (its record is not in place): it is named by the one being made.
         let description: PerformerDescription
         if let index = record(of: source) {
-            description = records[index].description
+            description = describe(index)
         } else if let creating, creating.key == source {
             description = creating.description
         } else {
@@ -306,7 +316,7 @@ public final class Scheduler {
             if recordsPlansForRecreation {
                 planLogs[Int32(index), default: PlanLog()].add(plan, prepared: prepared, revision: performerClass.preparationRevision)
             }
-            trace(.planAdded(prepared, performer: records[index].description))
+            trace(.planAdded(prepared, performer: describe(index)))
 
         case .addNamed(let plan, let name, let targetID):
             try checkName(name)
@@ -328,7 +338,7 @@ public final class Scheduler {
                 planLogs[Int32(index), default: PlanLog()].add(
                     plan, prepared: prepared, revision: performerClass.preparationRevision, named: name)
             }
-            trace(.namedPlanAdded(prepared, name: name, performer: records[index].description))
+            trace(.namedPlanAdded(prepared, name: name, performer: describe(index)))
 
         case .removeNamed(let name, let targetID):
             try checkName(name)
@@ -345,12 +355,12 @@ public final class Scheduler {
         } catch {
             throw CommitError(
                 code: .performerRefused,
-                message: "performer \(records[index].description) failed to remove the plan named \"\(name)\": \(error)",
+                message: "performer \(describe(index)) failed to remove the plan named \"\(name)\": \(error)",
                 underlying: error)
         }
         namedPlans[key] = nil
         planLogs[Int32(index)]?.remove(named: name)
-        trace(.namedPlanRemoved(name: name, performer: records[index].description))
+        trace(.namedPlanRemoved(name: name, performer: describe(index)))
     }
 
     /// Runs a performer call for a plan, tracking the emission chain (R25). An emission that fails inside
@@ -457,7 +467,7 @@ public final class Scheduler {
         if targetIndex < firstPerformerOfTarget.count {
             var index = firstPerformerOfTarget[targetIndex]
             while index >= 0 {
-                if records[Int(index)].performerClass === performerClass { return Int(index) }
+                if performerClasses[Int(records[Int(index)].performerClass)] === performerClass { return Int(index) }
                 index = records[Int(index)].nextOnTarget
             }
         } else {
@@ -483,6 +493,35 @@ public final class Scheduler {
             return moved
         }
         return index
+    }
+
+    /// The performer of record `index` as traces and errors name it: its target and class.
+    private func describe(_ index: Int) -> PerformerDescription {
+        PerformerDescription(
+            target: scene.targets[Int(records[index].target)].id, className: performerClasses[Int(records[index].performerClass)].name)
+    }
+
+    /// The index of `performerClass` in ``performerClasses``, added there the first time it makes a performer.
+    private func classIndex(of performerClass: PerformerClass) -> Int32 {
+        let id = ObjectIdentifier(performerClass)
+        if let known = performerClassIndices[id] { return known }
+        precondition(performerClasses.count < Int(Int32.max), "a scheduler's performers come from fewer than 2^31 classes")
+        let index = Int32(performerClasses.count)
+        performerClasses.append(performerClass)
+        performerClassIndices[id] = index
+        return index
+    }
+
+    /// The ``FrameSlot/handle`` of record `index`, or `nil` when its performer is not frame-updated: read when it
+    /// joins the frame list (its first token after none), not kept in its record (8 bytes per performer): a batched
+    /// performer's ``BatchedFrameUpdating/frameBatchMember``, or the box of one updated alone.
+    private func frameHandle(of index: Int) -> OpaquePointer? {
+        switch records[index].frameBatch {
+        case PerformerRecord.notFrameUpdated: return nil
+        case PerformerRecord.updatedAlone:
+            return updaterBoxes[Int32(index)].map { OpaquePointer(Unmanaged.passUnretained($0).toOpaque()) }
+        default: return (records[index].performer as? any BatchedFrameUpdating)?.frameBatchMember
+        }
     }
 
     /// Makes a performer for record `index` with its class's factory; `install` puts its record in place
@@ -519,7 +558,8 @@ public final class Scheduler {
         }
         let index = isNew ? records.count : index
         if index != Int(key.index) { movedRecords[key.incarnation] = Int32(index) }
-        var record = PerformerRecord(performer: performer, performerClass: performerClass, target: target, incarnation: key.incarnation)
+        var record = PerformerRecord(
+            performer: performer, performerClass: classIndex(of: performerClass), target: target.rawIndex, incarnation: key.incarnation)
         if let batched = performer as? any BatchedFrameUpdating, let batch = batched.frameBatch {
             let id = ObjectIdentifier(batch)
             let batchIndex: Int32
@@ -535,13 +575,13 @@ public final class Scheduler {
                 frameBatchIndices[id] = batchIndex
             }
             precondition(batchIndex <= Int16.max, "a scheduler updates at most 32,768 frame batches")
-            (record.frameBatch, record.frameHandle) = (Int16(batchIndex), batched.frameBatchMember)
+            record.frameBatch = Int16(batchIndex)
         } else if let updater = performer as? any FrameUpdating {
             let box = FrameUpdaterBox(updater)
             updaterBoxes[Int32(index)] = box
-            (record.frameBatch, record.frameHandle) = (-1, OpaquePointer(Unmanaged.passUnretained(box).toOpaque()))
+            record.frameBatch = PerformerRecord.updatedAlone
         }
-        if record.frameBatch >= 0 || record.frameHandle == nil, !updaterBoxes.isEmpty {
+        if record.frameBatch != PerformerRecord.updatedAlone, !updaterBoxes.isEmpty {
             // A performer replaced (R43) by one that is batched or not frame-updated leaves no box behind.
             updaterBoxes[Int32(index)] = nil
         }
@@ -549,7 +589,7 @@ public final class Scheduler {
         // R11: the emitter and token generator are handed over once, before the first plan.
         if let composable = performer as? any ComposablePerforming { composable.setEmitter(emitter) }
         if let continuous = performer as? any ContinuousPerforming { continuous.setIsActiveTokenGenerator(tokenGenerator) }
-        trace(.performerCreated(record.description))
+        trace(.performerCreated(PerformerDescription(target: target.id, className: performerClass.name)))
         // Tokens the performer took while it was being created count from now on.
         for token in tokensDuringCreation {
             if let object = token.object {
@@ -621,7 +661,7 @@ public final class Scheduler {
             if (activeTokenCount > 0) != wasActive { activityChanged(activeTokenCount > 0) }
         }
         for (index, target, plans) in replacePerformers(of: ids, failures: &result.failures) {
-            let description = records[index].description
+            let description = describe(index)
             result.recreated.append(description)
             for entry in plans {
                 do {
@@ -647,7 +687,7 @@ public final class Scheduler {
     private func replacePerformers(of ids: Set<ObjectIdentifier>, failures: inout [CommitError])
         -> [(Int, Target, [PlanLog.Entry])]
     {
-        let chosen = records.indices.filter { ids.contains(ObjectIdentifier(records[$0].performerClass)) }
+        let chosen = records.indices.filter { ids.contains(ObjectIdentifier(performerClasses[Int(records[$0].performerClass)])) }
         guard !chosen.isEmpty else { return [] }
         // Kept alive until this returns, so no new performer's frame handle can reuse an old one's address.
         var retired: [PerformerRecord] = []
@@ -670,18 +710,19 @@ public final class Scheduler {
         }
         for index in chosen {
             let old = records[index]
-            let target = old.target
+            let target = scene.targets[Int(old.target)]
+            let oldDescription = describe(index)
             do {
-                try makePerformer(old.performerClass, target: target, index: index) { new, _ in
+                try makePerformer(performerClasses[Int(old.performerClass)], target: target, index: index) { new, _ in
                     // R37 for the replaced performer: its outstanding tokens end, in the order they were generated, traced.
                     var tokens = extraTokensOfRecord[index] ?? []
-                    if records[index].tokenID != 0 {
+                    if let first = records[index].firstToken.token {
                         let owner = PerformerKey(index: Int32(index), incarnation: records[index].incarnation)
-                        tokens.append(HeldToken(id: records[index].tokenID, object: records[index].token, owner: owner))
+                        tokens.append(HeldToken(id: first.id, object: first.object, owner: owner))
                     }
                     if tokens.count > 1 { tokens.sort { $0.id < $1.id } }
                     for token in tokens { endToken(token) }
-                    trace(.performerDestroyed(old.description))
+                    trace(.performerDestroyed(oldDescription))
                     new.nextOnTarget = old.nextOnTarget
                     retired.append(records[index])
                     records[index] = new
@@ -690,7 +731,7 @@ public final class Scheduler {
             } catch {
                 var error = error
                 error.target = target.id
-                error.message = "the performer \(old.description) was kept, since a new one could not be made: \(error.message)"
+                error.message = "the performer \(oldDescription) was kept, since a new one could not be made: \(error.message)"
                 failures.append(error)
             }
         }
@@ -712,7 +753,7 @@ public final class Scheduler {
         // The batches of the replaced performers that no performer uses now (a plugin's before its reload, an
         // ended sandbox's) are let go; no frame slot names them any more.
         var usedBatches = Set<Int16>()
-        for index in records.indices where records[index].frameBatch >= 0 && records[index].frameHandle != nil {
+        for index in records.indices where records[index].frameBatch >= 0 {
             usedBatches.insert(records[index].frameBatch)
         }
         for index in frameBatches.indices where !usedBatches.contains(Int16(index)) {
@@ -729,7 +770,7 @@ public final class Scheduler {
     /// else prepared and checked by its class again.
     /// - Returns: Whether the kept prepared form was given (no preparation ran).
     private func readd(_ entry: PlanLog.Entry, to index: Int, on target: Target) throws(CommitError) -> Bool {
-        let performerClass = records[index].performerClass
+        let performerClass = performerClasses[Int(records[index].performerClass)]
         let isPrepared = entry.revision == performerClass.preparationRevision
         let prepared = isPrepared ? entry.prepared : try resolve(entry.plan, on: target).1
         let revision = performerClass.preparationRevision
@@ -737,28 +778,29 @@ public final class Scheduler {
             let performer = records[index].performer
             try performing(prepared, on: target.id) { () throws -> Void in try performer.addPlan(prepared) }
             planLogs[Int32(index), default: PlanLog()].add(entry.plan, prepared: prepared, revision: revision)
-            trace(.planAdded(prepared, performer: records[index].description))
+            trace(.planAdded(prepared, performer: describe(index)))
             return isPrepared
         }
         guard let named = records[index].named else {
             throw CommitError(
                 code: .unsupportedOperation,
-                message: "performer class \(records[index].performerClass.name) does not perform named plans any more")
+                message: "performer class \(performerClasses[Int(records[index].performerClass)].name) does not perform named plans any more")
         }
         try performing(prepared, on: target.id) { () throws -> Void in try named.addPlan(prepared, named: name) }
         namedPlans[NamedPlanKey(target: target.id, name: name)] = Int32(index)
         planLogs[Int32(index), default: PlanLog()].add(entry.plan, prepared: prepared, revision: revision, named: name)
-        trace(.namedPlanAdded(prepared, name: name, performer: records[index].description))
+        trace(.namedPlanAdded(prepared, name: name, performer: describe(index)))
         return isPrepared
     }
 
     /// The outstanding tokens whose owner satisfies `isOwner`, in the order they were generated (by id).
     private func outstandingTokens(where isOwner: (PerformerKey) -> Bool) -> [HeldToken] {
         var found: [HeldToken] = []
-        for index in records.indices where records[index].tokenID != 0 {
+        for index in records.indices {
+            guard let first = records[index].firstToken.token else { continue }
             // The record's own key (a moved record's differs from its creation's, but finds the same record).
             let owner = PerformerKey(index: Int32(index), incarnation: records[index].incarnation)
-            if isOwner(owner) { found.append(HeldToken(id: records[index].tokenID, object: records[index].token, owner: owner)) }
+            if isOwner(owner) { found.append(HeldToken(id: first.id, object: first.object, owner: owner)) }
         }
         found += extraTokens.values.filter { isOwner($0.owner) }.map { HeldToken(id: $0.id, object: $0, owner: $0.owner) }
         found += extraTokenIDs.filter { isOwner($0.value) }.map { HeldToken(id: $0.key, object: nil, owner: $0.value) }
@@ -770,7 +812,7 @@ public final class Scheduler {
     private func endToken(_ token: HeldToken) {
         guard let index = record(of: token.owner), forget(token.id, of: index) != nil else { return }
         token.object?.invalidate()
-        trace(.tokenTerminated(id: token.id, performer: records[index].description))
+        trace(.tokenTerminated(id: token.id, performer: describe(index)))
         activeTokenCount -= 1
         if activeTokenCount == 0 { activityChanged(false) }
     }
@@ -781,9 +823,9 @@ public final class Scheduler {
     private func forget(_ id: UInt64, of index: Int) -> HeldToken? {
         let owner = PerformerKey(index: Int32(index), incarnation: records[index].incarnation)
         let held: HeldToken
-        if records[index].tokenID == id {
-            held = HeldToken(id: id, object: records[index].token, owner: owner)
-            (records[index].tokenID, records[index].token) = (0, nil)
+        if let first = records[index].firstToken.token, first.id == id {
+            held = HeldToken(id: id, object: first.object, owner: owner)
+            records[index].firstToken.clear()
         } else if let object = extraTokens[id], record(of: object.owner) == index {
             extraTokens[id] = nil
             held = HeldToken(id: id, object: object, owner: owner)
@@ -845,16 +887,16 @@ public final class Scheduler {
     /// Counts a new outstanding token of record `index`: kept there (the first) or in a side table, traced,
     /// its performer put in the frame list, the activity raised (R29–R32).
     private func took(_ token: HeldToken, index: Int) {
-        if records[index].tokenID == 0 {
-            (records[index].tokenID, records[index].token) = (token.id, token.object)
+        if records[index].firstToken.isEmpty {
+            records[index].firstToken.set(id: token.id, object: token.object)
         } else if let object = token.object {
             extraTokens[token.id] = object
         } else {
             extraTokenIDs[token.id] = token.owner
         }
         records[index].tokenCount += 1
-        trace(.tokenGenerated(id: token.id, performer: records[index].description))
-        if records[index].tokenCount == 1, !records[index].isInUpdateList, let handle = records[index].frameHandle {
+        trace(.tokenGenerated(id: token.id, performer: describe(index)))
+        if records[index].tokenCount == 1, !records[index].isInUpdateList, let handle = frameHandle(of: index) {
             records[index].isInUpdateList = true
             frameUpdaters.appendGrowingByHalf(FrameSlot(performer: Int32(index), batch: Int32(records[index].frameBatch), handle: handle))
         }
@@ -878,7 +920,7 @@ public final class Scheduler {
             tokenCountsEnded &+= 1
             if records[index].isInUpdateList { frameUpdatersNeedCompaction = true }
         }
-        trace(.tokenTerminated(id: id, performer: records[index].description))
+        trace(.tokenTerminated(id: id, performer: describe(index)))
         activeTokenCount -= 1
         if activeTokenCount == 0 { activityChanged(false) }
     }
@@ -1026,35 +1068,39 @@ private final class FrameUpdaterBox {
     init(_ updater: any FrameUpdating) { self.updater = updater }
 }
 
-/// One performer, a value in the scheduler's dense ``Scheduler/records`` (72 bytes): what is kept for
+/// One performer, a value in the scheduler's dense ``Scheduler/records`` (48 bytes): what is kept for
 /// every performer, with no dictionary entry or object of its own. Plan logs (R43), names (R13) and
-/// tokens past the first live in side tables only when used.
+/// tokens past the first live in side tables only when used; its target and class are 4-byte indices (into
+/// the scene's `targets` and ``Scheduler/performerClasses``), its frame handle is read again when it joins the
+/// frame list (``Scheduler/frameHandle(of:)``), and its first token is one word (``FirstToken``). Fields are in
+/// the order that packs them: 16 + 8 + 6 × 4 bytes of words, then the batch index and the two flags.
 private struct PerformerRecord {
     let performer: any Performer
-    /// The class that made the performer, its key with the target (R5–R8), and to make it again (R43).
-    let performerClass: PerformerClass
-    /// Unowned: the scene holds its targets for its life and the scheduler holds the scene (R42).
-    unowned(unsafe) let target: Target
+    /// The id of the performer's first outstanding token (most hold one at most), with its object if it was
+    /// taken as one; others are in ``Scheduler/extraTokens`` and ``Scheduler/extraTokenIDs``.
+    var firstToken = FirstToken()
     /// The ``PerformerKey/incarnation`` of the attempt that made it.
     let incarnation: UInt32
     /// The next performer of the same target, or -1.
     var nextOnTarget: Int32 = -1
     var tokenCount: Int32 = 0
-    // The two flags share a word with `frameBatch` (declared between them and `token`): 64 bytes in all.
+    /// Its target's index in the scene's `targets` (the scene holds its targets for its life and the scheduler
+    /// holds the scene, R42).
+    let target: Int32
+    /// The class that made the performer, its key with the target (R5–R8), and to make it again (R43): its
+    /// index in ``Scheduler/performerClasses``.
+    let performerClass: Int32
+    /// The performer's ``FrameSlot/batch`` when it is batched; ``updatedAlone`` or ``notFrameUpdated`` else.
+    var frameBatch: Int16 = notFrameUpdated
     var isInUpdateList = false
     let performsNamedPlans: Bool
-    /// The performer's ``FrameSlot/batch`` (-1: updated alone) when it is frame-updated.
-    var frameBatch: Int16 = -1
-    /// The id of the performer's first outstanding token (most hold one at most), or 0; others are in
-    /// ``Scheduler/extraTokens`` and ``Scheduler/extraTokenIDs``.
-    var tokenID: UInt64 = 0
-    /// That token's object, `nil` for one taken by id (``IsActiveTokenGenerator/generateID()``): 8 bytes
-    /// here instead of a 48-byte object per performer.
-    var token: IsActiveToken?
-    /// The performer's ``FrameSlot/handle`` when it is frame-updated, else `nil`.
-    var frameHandle: OpaquePointer?
 
-    init(performer: any Performer, performerClass: PerformerClass, target: Target, incarnation: UInt32) {
+    /// ``frameBatch`` of a frame-updated performer updated alone (through its ``FrameUpdaterBox``).
+    static let updatedAlone: Int16 = -1
+    /// ``frameBatch`` of a performer that is not frame-updated.
+    static let notFrameUpdated: Int16 = -2
+
+    init(performer: any Performer, performerClass: Int32, target: Int32, incarnation: UInt32) {
         self.performer = performer
         self.performerClass = performerClass
         self.target = target
@@ -1064,8 +1110,45 @@ private struct PerformerRecord {
 
     /// The performer as a performer of named plans, if it is one.
     var named: (any NamedPlanPerforming)? { performsNamedPlans ? performer as? any NamedPlanPerforming : nil }
+}
 
-    var description: PerformerDescription { PerformerDescription(target: target.id, className: performerClass.name) }
+/// A performer's first outstanding is-active token in one word (a record took 16 bytes for its id and its
+/// object): 0 for none; a token taken by id (``IsActiveTokenGenerator/generateID()``) as `id << 1 | 1` (ids are
+/// below 2^63); a token object as its address (even: objects are 16-byte aligned), holding one strong reference.
+///
+/// Invariant: the word's reference is its record's, in ``Scheduler/records`` alone. Only ``set(id:object:)``
+/// (on an empty word) and ``clear()`` change it; copies of a record (a replaced one kept alive for a moment, a
+/// record read into a local) never clear theirs, and the scheduler's `deinit` clears every record's.
+private struct FirstToken {
+    private var bits: UInt64 = 0
+
+    var isEmpty: Bool { bits == 0 }
+
+    /// The token's id and, if it was taken as one, its object; `nil` when there is none.
+    var token: (id: UInt64, object: IsActiveToken?)? {
+        if bits == 0 { return nil }
+        if bits & 1 != 0 { return (bits >> 1, nil) }
+        let object = Unmanaged<IsActiveToken>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(bits))!).takeUnretainedValue()
+        return (object.id, object)
+    }
+
+    /// Holds a token: its object (retained) or, without one, its id.
+    mutating func set(id: UInt64, object: IsActiveToken?) {
+        precondition(bits == 0 && id != 0 && id < 1 << 63, "a record's first token is set once, to a token id")
+        if let object {
+            bits = UInt64(UInt(bitPattern: Unmanaged.passRetained(object).toOpaque()))
+        } else {
+            bits = id << 1 | 1
+        }
+    }
+
+    /// Lets go of the token (releasing its object, if any).
+    mutating func clear() {
+        if bits != 0, bits & 1 == 0 {
+            Unmanaged<IsActiveToken>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(bits))!).release()
+        }
+        bits = 0
+    }
 }
 
 /// The plans one performer holds, in the order it was given them: every plain plan, and each name's latest

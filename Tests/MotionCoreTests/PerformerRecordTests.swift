@@ -1,0 +1,88 @@
+import MotionTesting
+import Testing
+
+@testable import MotionCore
+
+/// The scheduler's per-performer record (issue 12's memory per running Tween): its size, and that the first token's
+/// object it holds in one word is let go of exactly when the token ends or the scheduler goes.
+@Suite("Performer records")
+struct PerformerRecordTests {
+    /// Takes a token object on "Hold" (keeping it only when asked) and ends it on "Release".
+    final class TokenObjectPerformer: ContinuousPerforming {
+        var generator: IsActiveTokenGenerator?
+        var keepsToken = true
+        var token: IsActiveToken?
+        weak var lastToken: IsActiveToken?
+        func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { self.generator = generator }
+        func addPlan(_ plan: Plan) throws {
+            if plan.type == "Release" {
+                try token?.terminate()
+                token = nil
+                return
+            }
+            let taken = generator?.generate()
+            lastToken = taken
+            if keepsToken { token = taken }
+        }
+    }
+
+    static func makeScheduler(keepsToken: Bool = true) -> Scheduler {
+        let registry = InProcessRegistry()
+        registry.register(planTypes: ["Hold", "Release"], className: "TokenObjectPerformer") { _ in
+            let performer = TokenObjectPerformer()
+            performer.keepsToken = keepsToken
+            return performer
+        }
+        return Scheduler(scene: Scene(targets: ["a"]), registry: registry)
+    }
+
+    static func performer(of scheduler: Scheduler) throws -> TokenObjectPerformer {
+        try #require(scheduler.performer(forTarget: "a", className: "TokenObjectPerformer") as? TokenObjectPerformer)
+    }
+
+    @Test func aPerformersRecordIs48Bytes() {
+        // 72 before its target and class became indices, its first token one word and its frame handle read again.
+        #expect(Scheduler.performerRecordStride == 48)
+    }
+
+    @Test func aFirstTokensObjectIsLetGoOfWhenItEnds() throws {
+        let scheduler = Self.makeScheduler()
+        try scheduler.commit(Transaction([.add(Plan(type: "Hold"), target: "a")]))
+        let performer = try Self.performer(of: scheduler)
+        #expect(performer.lastToken != nil)
+        try scheduler.commit(Transaction([.add(Plan(type: "Release"), target: "a")]))
+        #expect(!scheduler.isActive)
+        // The performer dropped its reference: no other holds the object.
+        #expect(performer.lastToken == nil)
+    }
+
+    @Test func aFirstTokensObjectThatOnlyTheSchedulerHoldsLivesUntilTheSchedulerGoes() throws {
+        weak var token: IsActiveToken?
+        do {
+            let scheduler = Self.makeScheduler(keepsToken: false)
+            try scheduler.commit(Transaction([.add(Plan(type: "Hold"), target: "a")]))
+            token = try Self.performer(of: scheduler).lastToken
+            // The record's word holds the only reference: the token is alive, outstanding, and found by its id.
+            #expect(token?.isTerminated == false)
+            #expect(scheduler.outstandingTokenCount == 1)
+            #expect(token.map { scheduler.tokenHolders.count == 1 && $0.id != 0 } == true)
+        }
+        // R37: ended when the scheduler went, then let go of.
+        #expect(token == nil)
+    }
+
+    @Test func aSchedulerThatGoesLetsGoOfItsPerformersFirstTokenObjects() throws {
+        weak var token: IsActiveToken?
+        weak var performer: TokenObjectPerformer?
+        do {
+            let scheduler = Self.makeScheduler()
+            try scheduler.commit(Transaction([.add(Plan(type: "Hold"), target: "a")]))
+            performer = try Self.performer(of: scheduler)
+            token = performer?.token
+            #expect(token != nil)
+        }
+        // R37 ended it; the record's reference went with the scheduler, the performer's with the performer.
+        #expect(performer == nil)
+        #expect(token == nil)
+    }
+}
