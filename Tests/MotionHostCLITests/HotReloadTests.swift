@@ -188,6 +188,34 @@ import Testing
         #expect((summary["finalValues"] as? [String: Any])?["t"] as? [String: Double] == ["level": 105, "other": 107])
     }
 
+    @Test func aReloadPreparedAfterTheLastFrameIsNotAppliedToAFrameTheRunNeverHas() throws {
+        // One frame every 4 s for 4 s: frames 0 (at 0 s) and 1 (at 4 s); the loop then waits for frame 2 (at 8 s),
+        // which the run does not have. A build landing in that wait is not applied, and no reload line names frame 2.
+        let folder = try PluginFolder()
+        let scene = folder.url.appendingPathComponent("scene.json")
+        let text = try String(contentsOf: scene, encoding: .utf8).replacing(#""frameRate": 60"#, with: #""frameRate": 0.25"#)
+        try Data(text.utf8).write(to: scene)
+        let process = Process()
+        process.executableURL = MotionHost.executable
+        process.arguments = [
+            "run", "scene.json", "--plugin-path", ".", "--realtime", "--watch", "--duration", "4", "--output", folder.output.path,
+        ]
+        process.currentDirectoryURL = folder.url
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        _ = try #require(folder.waitForValue("level", 5))
+        usleep(4_600_000)  // frame 1 (at 4 s) has run
+        try folder.install(offset: 100)
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        #expect(process.terminationStatus == 0)
+        #expect(folder.lines().filter { $0["reload"] != nil }.map { $0["frame"] as? Int ?? -1 } == [])
+        let summary = try #require(folder.lines().last?["summary"] as? [String: Any])
+        #expect(summary["frames"] as? Int == 2)
+        #expect((summary["finalValues"] as? [String: Any])?["t"] as? [String: Double] == ["level": 5, "other": 7])
+    }
+
     @Test func aSwiftPluginLoadedTwiceRunsItsNewCopy() throws {
         // The README's Pulse, copied with its manifest; "rebuilt" as the same code with bytes appended, so that
         // a second Swift library of the same module and soname is loaded beside the first.

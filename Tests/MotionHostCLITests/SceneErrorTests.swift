@@ -97,7 +97,7 @@ struct SceneErrorTests {
         #expect(result.status == 1)
         #expect(
             result.standardError
-                == "error: unknown-plan.json: $.transactions[1] (at 0.5 s, frame 5): operation 0, target \"card\", plan type \"SetValu\": no manifest on the plugin search path declares plan type \"SetValu\" (did you mean \"SetValue\"?); known plan types: BadWrites, Count, CrashOnCreate, EchoDeviceMotion, Emit, EmitUnknownPlan, Fault, FromTheFuture, HangOnAdd, HoldTokens, MisuseTokens, NestWrites, NeverLoaded, Probe, Quiet, ReadingProbe, Record, RecordOther, RecordToo, Refused, SetP, SetValue, SetVector, TerminateOnWorker. To fix, install the plugin or add its folder with --plugin-path or MOTION_PLUGIN_PATH\n"
+                == "error: unknown-plan.json: $.transactions[1] (at 0.5 s, frame 5): operation 0, target \"card\", plan type \"SetValu\": no manifest on the plugin search path declares plan type \"SetValu\" (did you mean \"SetValue\"?); known plan types: BadWrites, BatchOfOne, Count, CrashOnCreate, EchoDeviceMotion, Emit, EmitUnknownPlan, Fault, FromTheFuture, HangOnAdd, HoldTokens, MisuseTokens, NestWrites, NeverLoaded, Probe, Quiet, ReadingProbe, Record, RecordOther, RecordToo, Refused, SetP, SetValue, SetVector, TerminateOnWorker. To fix, install the plugin or add its folder with --plugin-path or MOTION_PLUGIN_PATH\n"
         )
         let lines = try result.jsonLines()
         // The first transaction's change was written before the failure.

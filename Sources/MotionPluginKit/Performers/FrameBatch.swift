@@ -198,6 +198,8 @@ private final class ThreadFrameBatches {
     var batches: [ObjectIdentifier: WeakFrameBatch] = [:]
     /// The members of the batches of the performers created on this thread, by batch (``BatchMembers``).
     var members: [ObjectIdentifier: BatchMembers] = [:]
+    /// The size of ``members`` at which ``BatchMembers/join(_:_:)`` next drops the entries of gone batches.
+    var membersToPruneAt = 16
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -268,8 +270,13 @@ final class BatchMembers {
         if let known = registry.members[id], known.liveBatch === batch {
             members = known
         } else {
-            // A new batch (or one at the address of a batch that has gone): entries of gone batches are dropped.
-            registry.members = registry.members.filter { $0.value.liveBatch != nil }
+            // A new batch (or one at the address of a batch that has gone). Entries of gone batches are dropped once
+            // the table has doubled since the last drop: a pass over every entry per new batch was quadratic in the
+            // performers of a class with a batch each (40,000 took 268 s, debug build).
+            if registry.members.count >= registry.membersToPruneAt {
+                registry.members = registry.members.filter { $0.value.liveBatch != nil }
+                registry.membersToPruneAt = max(16, 2 * registry.members.count)
+            }
             members = BatchMembers(batch: batch)
             registry.members[id] = members
         }

@@ -231,8 +231,15 @@ final class SceneRunner {
             let upcoming = frame + 1
             let following = clock.nextFrame(after: frame) {
                 guard let hotReload, hotReload.hasPreparedWork else { return }
-                // Between frames, before the next one's transactions, as at its start: its point is the next frame's.
-                point = TimelinePoint(frame: upcoming, time: Double(upcoming) / settings.frameRate)
+                // After the run's last frame no frame comes: not applied (as a reload at the start of a frame past the
+                // duration is not), so that no line names a frame the run does not have.
+                let upcomingTime = Double(upcoming) / settings.frameRate
+                if case .seconds(let duration) = settings.duration, upcomingTime > duration + tolerance { return }
+                // Between frames, before the next one's transactions, as at its start: its lines' point is the next
+                // frame's. The run's own point stays the last frame's (the summary counts the frames run from it).
+                let last = point
+                defer { point = last }
+                point = TimelinePoint(frame: upcoming, time: upcomingTime)
                 onFrameStart?(point)
                 applyReloads(hotReload, scheduler: scheduler)
                 reportPluginFailures(scheduler)

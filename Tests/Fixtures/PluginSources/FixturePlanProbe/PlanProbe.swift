@@ -91,10 +91,41 @@ final class ReadingProbePerformer: SinglePlanPerformer {
     }
 }
 
+/// `{"type": "BatchOfOne"}`: nothing to perform; the performer counts the frames its batch gives it in `frames`.
+struct BatchOfOne: PluginPlan {
+    static let type = "BatchOfOne"
+}
+
+/// A `BatchedFrameUpdating` performer with a batch of its own (no ``PerformerContext/sharedFrameBatch(_:)``), as a
+/// plugin may choose: `update_many` must run each performer's batch for it alone.
+final class BatchOfOnePerformer: SinglePlanPerformer, BatchedFrameUpdating {
+    let frameBatch = OneMemberBatch()
+    fileprivate let context: PerformerContext
+    fileprivate var frames = 0.0
+
+    init(context: PerformerContext) {
+        self.context = context
+    }
+
+    func perform(_ plan: BatchOfOne, named name: String?) throws {}
+}
+
+/// The batch of one ``BatchOfOnePerformer``.
+final class OneMemberBatch: FrameBatch {
+    func update(_ members: FrameBatchMembers<BatchOfOnePerformer>, frame: Frame, writer: FrameBatchWriter) {
+        for performer in members {
+            performer.frames += 1
+            try? performer.context.setValue(performer.frames, of: performer.context.propertyID(named: "frames"))
+        }
+    }
+}
+
 @c(motion_plugin_entry)
 public func motionPluginEntry(_ version: UInt32, _ host: UnsafePointer<motion_host_v1>?)
     -> UnsafePointer<motion_plugin_v1>?
 {
-    unsafe MotionPlugin(id: "org.motion.fixtures.plan-probe", performers: [ProbePerformer.self, ReadingProbePerformer.self])
-        .export(hostVersion: version, host: host)
+    unsafe MotionPlugin(
+        id: "org.motion.fixtures.plan-probe", performers: [ProbePerformer.self, ReadingProbePerformer.self, BatchOfOnePerformer.self]
+    )
+    .export(hostVersion: version, host: host)
 }
