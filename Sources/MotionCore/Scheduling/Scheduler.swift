@@ -63,8 +63,9 @@ public final class Scheduler {
     private var frameBatches: [(any FrameBatch)?] = []
     private var frameBatchIndices: [ObjectIdentifier: Int32] = [:]
     /// What each performer type seen conforms to, by the type's `ObjectIdentifier`: found once per type, where five
-    /// dynamic casts per performer made cost about 2,700 instructions once a plugin library was loaded. Keyed by the
-    /// performer's dynamic type, not its class: a class's factory may make performers of different types.
+    /// dynamic casts per performer made cost 1,200–2,200 instructions in `swift_conformsToProtocol` with a plugin
+    /// library loaded (callgrind). Keyed by the performer's dynamic type, not its class: a class's factory may make
+    /// performers of different types.
     private var conformancesOfType: [ObjectIdentifier: PerformerConformances] = [:]
     /// The type last looked up in ``conformancesOfType`` and its answers (a scheduler's performers share a few types).
     @exclusivity(unchecked) private var lastConformances: (type: ObjectIdentifier, conformances: PerformerConformances)?
@@ -520,8 +521,8 @@ public final class Scheduler {
 
     /// The performer of record `index`, retained once. Read here, in a function of its own, because read in
     /// ``perform(_:)`` (`let performer = records[index].performer`, inlined) the array's getter copied the whole
-    /// 48-byte record twice and destroyed one copy: two retains and two releases of the performer per commit, about
-    /// 125 instructions (callgrind, `--profile-typed-plans`).
+    /// 48-byte record twice and destroyed one copy: two retains and two releases of the performer per commit, 114
+    /// instructions (callgrind, `motion-benchmark --profile-typed-plans`).
     @inline(never)
     private func performer(ofRecord index: Int) -> any Performer { records[index].performer }
 
@@ -1150,9 +1151,9 @@ private struct PerformerRecord {
 
 /// What one performer type conforms to among the protocols the scheduler asks about, each as a view that gives a
 /// performer of exactly that type as the protocol, with no dynamic cast: made by five casts of the first performer
-/// of the type, then kept by the scheduler (``Scheduler/conformances(of:)``). A cast that finds no conformance walks
-/// every conformance record of every loaded image (`swift_conformsToProtocol`), about 540 instructions each with a
-/// plugin library loaded.
+/// of the type, then kept by the scheduler (``Scheduler/conformances(of:)``). Each cast asks `swift_conformsToProtocol`,
+/// whose cost grows with the conformance records of the loaded images: about 240–540 instructions each with a plugin
+/// library loaded.
 ///
 /// A view must only be given a performer whose dynamic type is the one the answers were found for: it downcasts
 /// without a check in release builds (`unsafeDowncast`, which checks in debug builds).
