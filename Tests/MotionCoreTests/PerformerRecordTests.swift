@@ -86,3 +86,55 @@ struct PerformerRecordTests {
         #expect(token == nil)
     }
 }
+
+/// The scheduler finds what a performer conforms to once per performer type, not once per class: a class's factory may
+/// make performers of different types, and each must get its own answers (R11 for the emitter and the token
+/// generator, R13 for named plans).
+@Suite("Performer conformances")
+struct PerformerConformanceTests {
+    /// Performs named plans and takes a token generator, but has no emitter.
+    final class NamedContinuousPerformer: NamedPlanPerforming, ContinuousPerforming {
+        var generator: IsActiveTokenGenerator?
+        var names: [String] = []
+        func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { self.generator = generator }
+        func addPlan(_ plan: Plan) throws {}
+        func addPlan(_ plan: Plan, named name: String) throws { names.append(name) }
+        func removePlan(named name: String) throws { names.removeAll { $0 == name } }
+    }
+
+    /// Takes an emitter only: no named plans, no tokens.
+    final class ComposableOnlyPerformer: ComposablePerforming {
+        var emitter: TransactionEmitter?
+        var plans = 0
+        func setEmitter(_ emitter: TransactionEmitter) { self.emitter = emitter }
+        func addPlan(_ plan: Plan) throws { plans += 1 }
+    }
+
+    /// One class whose factory makes a `NamedContinuousPerformer` for target "named" and a `ComposableOnlyPerformer`
+    /// for any other; the targets are made in `order`.
+    @Test(arguments: [["named", "plain"], ["plain", "named"]])
+    func performersOfOneClassWithTwoTypesEachGetTheirOwnTypesConformances(order: [String]) throws {
+        let registry = InProcessRegistry()
+        registry.register(planTypes: ["Mixed"], className: "Mixed") { context -> any Performer in
+            context.target.id.name == "named" ? NamedContinuousPerformer() : ComposableOnlyPerformer()
+        }
+        let scheduler = Scheduler(scene: Scene(targets: ["named", "plain"]), registry: registry)
+        for target in order { try scheduler.commit(Transaction([.add(Plan(type: "Mixed"), target: TargetID(target))])) }
+
+        let named = try #require(scheduler.performer(forTarget: "named", className: "Mixed") as? NamedContinuousPerformer)
+        let plain = try #require(scheduler.performer(forTarget: "plain", className: "Mixed") as? ComposableOnlyPerformer)
+        #expect(named.generator != nil)
+        #expect(plain.emitter != nil)
+        #expect(plain.plans == 1)
+
+        try scheduler.commit(Transaction([.addNamed(Plan(type: "Mixed"), name: "x", target: "named")]))
+        #expect(named.names == ["x"])
+        try scheduler.commit(Transaction([.removeNamed(name: "x", target: "named")]))
+        #expect(named.names == [])
+        let error = #expect(throws: CommitError.self) {
+            try scheduler.commit(Transaction([.addNamed(Plan(type: "Mixed"), name: "y", target: "plain")]))
+        }
+        #expect(error?.code == .unsupportedOperation)
+        #expect(plain.plans == 1)
+    }
+}

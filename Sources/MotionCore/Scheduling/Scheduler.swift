@@ -62,6 +62,13 @@ public final class Scheduler {
     /// no performer uses any more (its performers were replaced, R43) is let go and its index reused.
     private var frameBatches: [(any FrameBatch)?] = []
     private var frameBatchIndices: [ObjectIdentifier: Int32] = [:]
+    /// What each performer type seen conforms to, by the type's `ObjectIdentifier`: found once per type, where five
+    /// dynamic casts per performer made cost 1,200–2,200 instructions in `swift_conformsToProtocol` with a plugin
+    /// library loaded (callgrind). Keyed by the performer's dynamic type, not its class: a class's factory may make
+    /// performers of different types.
+    private var conformancesOfType: [ObjectIdentifier: PerformerConformances] = [:]
+    /// The type last looked up in ``conformancesOfType`` and its answers (a scheduler's performers share a few types).
+    @exclusivity(unchecked) private var lastConformances: (type: ObjectIdentifier, conformances: PerformerConformances)?
     private var terminatedBeforeSeen: Set<UInt64> = []
     private var activeTokenCount = 0
     private var observers: [any ActivityObserver] = []
@@ -311,7 +318,7 @@ public final class Scheduler {
             let target = try target(targetID)
             let (performerClass, prepared) = try resolve(plan, on: target)
             let index = try performerRecord(performerClass, target: target)
-            let performer = records[index].performer
+            let performer = performer(ofRecord: index)
             try performing(prepared, on: target.id) { () throws -> Void in try performer.addPlan(prepared) }
             if recordsPlansForRecreation {
                 planLogs[Int32(index), default: PlanLog()].add(plan, prepared: prepared, revision: performerClass.preparationRevision)
@@ -327,7 +334,7 @@ public final class Scheduler {
                 try remove(named: name, from: Int(old), key: key)
             }
             let index = try performerRecord(performerClass, target: target)
-            guard let named = records[index].named else {
+            guard let named = namedPerformer(index) else {
                 throw CommitError(
                     code: .unsupportedOperation,
                     message: "performer class \(performerClass.name) does not perform named plans. To fix, add the plan without a name.")
@@ -351,7 +358,7 @@ public final class Scheduler {
 
     private func remove(named name: String, from index: Int, key: NamedPlanKey) throws(CommitError) {
         do {
-            try records[index].named?.removePlan(named: name)
+            try namedPerformer(index)?.removePlan(named: name)
         } catch {
             throw CommitError(
                 code: .performerRefused,
@@ -512,6 +519,35 @@ public final class Scheduler {
         return index
     }
 
+    /// The performer of record `index`, retained once. Read here, in a function of its own, because read in
+    /// ``perform(_:)`` (`let performer = records[index].performer`, inlined) the array's getter copied the whole
+    /// 48-byte record twice and destroyed one copy: two retains and two releases of the performer per commit, 114
+    /// instructions (callgrind, `motion-benchmark --profile-typed-plans`).
+    @inline(never)
+    private func performer(ofRecord index: Int) -> any Performer { records[index].performer }
+
+    /// What `performer`'s dynamic type conforms to, found by casts the first time the scheduler meets the type.
+    private func conformances(of performer: any Performer) -> PerformerConformances {
+        let type = ObjectIdentifier(Swift.type(of: performer))
+        if let last = lastConformances, last.type == type { return last.conformances }
+        let found: PerformerConformances
+        if let known = conformancesOfType[type] {
+            found = known
+        } else {
+            found = PerformerConformances(of: performer)
+            conformancesOfType[type] = found
+        }
+        lastConformances = (type, found)
+        return found
+    }
+
+    /// The performer of record `index` as a performer of named plans, or `nil` when its type does not perform them.
+    private func namedPerformer(_ index: Int) -> (any NamedPlanPerforming)? {
+        guard records[index].performsNamedPlans else { return nil }
+        let performer = performer(ofRecord: index)
+        return conformances(of: performer).named?(performer)
+    }
+
     /// The ``FrameSlot/handle`` of record `index`, or `nil` when its performer is not frame-updated: read when it
     /// joins the frame list (its first token after none), not kept in its record (8 bytes per performer): a batched
     /// performer's ``BatchedFrameUpdating/frameBatchMember``, or the box of one updated alone.
@@ -520,7 +556,9 @@ public final class Scheduler {
         case PerformerRecord.notFrameUpdated: return nil
         case PerformerRecord.updatedAlone:
             return updaterBoxes[Int32(index)].map { OpaquePointer(Unmanaged.passUnretained($0).toOpaque()) }
-        default: return (records[index].performer as? any BatchedFrameUpdating)?.frameBatchMember
+        default:
+            let performer = performer(ofRecord: index)
+            return conformances(of: performer).batched?(performer).frameBatchMember
         }
     }
 
@@ -558,9 +596,11 @@ public final class Scheduler {
         }
         let index = isNew ? records.count : index
         if index != Int(key.index) { movedRecords[key.incarnation] = Int32(index) }
+        let conformances = conformances(of: performer)
         var record = PerformerRecord(
-            performer: performer, performerClass: classIndex(of: performerClass), target: target.rawIndex, incarnation: key.incarnation)
-        if let batched = performer as? any BatchedFrameUpdating, let batch = batched.frameBatch {
+            performer: performer, performerClass: classIndex(of: performerClass), target: target.rawIndex, incarnation: key.incarnation,
+            performsNamedPlans: conformances.named != nil)
+        if let batched = conformances.batched?(performer), let batch = batched.frameBatch {
             let id = ObjectIdentifier(batch)
             let batchIndex: Int32
             if let known = frameBatchIndices[id] {
@@ -576,7 +616,7 @@ public final class Scheduler {
             }
             precondition(batchIndex <= Int16.max, "a scheduler updates at most 32,768 frame batches")
             record.frameBatch = Int16(batchIndex)
-        } else if let updater = performer as? any FrameUpdating {
+        } else if let updater = conformances.updater?(performer) {
             let box = FrameUpdaterBox(updater)
             updaterBoxes[Int32(index)] = box
             record.frameBatch = PerformerRecord.updatedAlone
@@ -587,8 +627,8 @@ public final class Scheduler {
         }
         install(&record, index)
         // R11: the emitter and token generator are handed over once, before the first plan.
-        if let composable = performer as? any ComposablePerforming { composable.setEmitter(emitter) }
-        if let continuous = performer as? any ContinuousPerforming { continuous.setIsActiveTokenGenerator(tokenGenerator) }
+        conformances.composable?(performer).setEmitter(emitter)
+        conformances.continuous?(performer).setIsActiveTokenGenerator(tokenGenerator)
         trace(.performerCreated(PerformerDescription(target: target.id, className: performerClass.name)))
         // Tokens the performer took while it was being created count from now on.
         for token in tokensDuringCreation {
@@ -775,13 +815,13 @@ public final class Scheduler {
         let prepared = isPrepared ? entry.prepared : try resolve(entry.plan, on: target).1
         let revision = performerClass.preparationRevision
         guard let name = entry.name else {
-            let performer = records[index].performer
+            let performer = performer(ofRecord: index)
             try performing(prepared, on: target.id) { () throws -> Void in try performer.addPlan(prepared) }
             planLogs[Int32(index), default: PlanLog()].add(entry.plan, prepared: prepared, revision: revision)
             trace(.planAdded(prepared, performer: describe(index)))
             return isPrepared
         }
-        guard let named = records[index].named else {
+        guard let named = namedPerformer(index) else {
             throw CommitError(
                 code: .unsupportedOperation,
                 message: "performer class \(performerClasses[Int(records[index].performerClass)].name) does not perform named plans any more")
@@ -1100,16 +1140,53 @@ private struct PerformerRecord {
     /// ``frameBatch`` of a performer that is not frame-updated.
     static let notFrameUpdated: Int16 = -2
 
-    init(performer: any Performer, performerClass: Int32, target: Int32, incarnation: UInt32) {
+    init(performer: any Performer, performerClass: Int32, target: Int32, incarnation: UInt32, performsNamedPlans: Bool) {
         self.performer = performer
         self.performerClass = performerClass
         self.target = target
         self.incarnation = incarnation
-        self.performsNamedPlans = performer is any NamedPlanPerforming
+        self.performsNamedPlans = performsNamedPlans
+    }
+}
+
+/// What one performer type conforms to among the protocols the scheduler asks about, each as a view that gives a
+/// performer of exactly that type as the protocol, with no dynamic cast: made by five casts of the first performer
+/// of the type, then kept by the scheduler (``Scheduler/conformances(of:)``). Each cast asks `swift_conformsToProtocol`,
+/// whose cost grows with the conformance records of the loaded images: about 240–540 instructions each with a plugin
+/// library loaded.
+///
+/// A view must only be given a performer whose dynamic type is the one the answers were found for: it downcasts
+/// without a check in release builds (`unsafeDowncast`, which checks in debug builds).
+private final class PerformerConformances {
+    let named: ((any Performer) -> any NamedPlanPerforming)?
+    let batched: ((any Performer) -> any BatchedFrameUpdating)?
+    let updater: ((any Performer) -> any FrameUpdating)?
+    let composable: ((any Performer) -> any ComposablePerforming)?
+    let continuous: ((any Performer) -> any ContinuousPerforming)?
+
+    init(of performer: any Performer) {
+        named = (performer as? any NamedPlanPerforming).map { Self.namedView(of: $0) }
+        batched = (performer as? any BatchedFrameUpdating).map { Self.batchedView(of: $0) }
+        updater = (performer as? any FrameUpdating).map { Self.updaterView(of: $0) }
+        composable = (performer as? any ComposablePerforming).map { Self.composableView(of: $0) }
+        continuous = (performer as? any ContinuousPerforming).map { Self.continuousView(of: $0) }
     }
 
-    /// The performer as a performer of named plans, if it is one.
-    var named: (any NamedPlanPerforming)? { performsNamedPlans ? performer as? any NamedPlanPerforming : nil }
+    private static func namedView<T: NamedPlanPerforming>(of _: T) -> (any Performer) -> any NamedPlanPerforming {
+        { unsafeDowncast($0, to: T.self) }
+    }
+    private static func batchedView<T: BatchedFrameUpdating>(of _: T) -> (any Performer) -> any BatchedFrameUpdating {
+        { unsafeDowncast($0, to: T.self) }
+    }
+    private static func updaterView<T: FrameUpdating>(of _: T) -> (any Performer) -> any FrameUpdating {
+        { unsafeDowncast($0, to: T.self) }
+    }
+    private static func composableView<T: ComposablePerforming>(of _: T) -> (any Performer) -> any ComposablePerforming {
+        { unsafeDowncast($0, to: T.self) }
+    }
+    private static func continuousView<T: ContinuousPerforming>(of _: T) -> (any Performer) -> any ContinuousPerforming {
+        { unsafeDowncast($0, to: T.self) }
+    }
 }
 
 /// A performer's first outstanding is-active token in one word (a record took 16 bytes for its id and its
