@@ -35,6 +35,11 @@ enum PlanLayouts {
         let bytes: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>
         /// Whether name i is "type" (the plan's type, not a field).
         let isType: UnsafeBufferPointer<Bool>
+        /// Each name's ``StringBits``, for ``hostPlanRead``'s first try at a given field's name.
+        let bits: UnsafeBufferPointer<StringBits>
+        /// Whether no two names have the same bytes, so that a name whose bits a key's equal is the only name that
+        /// is the key.
+        let namesAreDistinct: Bool
     }
 
     private static let capacity = Int(MOTION_PLAN_LAYOUT_MAX_COUNT)
@@ -55,7 +60,9 @@ enum PlanLayouts {
             return UnsafeBufferPointer(copy)
         }
         (storage + index).initialize(
-            to: Layout(names: names, bytes: kept(bytes), isType: kept(names.map { $0 == "type" })))
+            to: Layout(
+                names: names, bytes: kept(bytes), isType: kept(names.map { $0 == "type" }), bits: kept(names.map(StringBits.init)),
+                namesAreDistinct: Set(names.map { Array($0.utf8) }).count == names.count))
         count.store(index + 1, ordering: .releasing)
         return motion_plan_layout(index)
     }
@@ -176,12 +183,34 @@ private let hostPlanRead: @convention(c) (OpaquePointer?, motion_plan_layout, Un
     return MOTION_OK
 }
 
+/// A `String`'s 16 bytes as they are, compared as two words.
+///
+/// Equal bits are one representation, so the same bytes (a small string, up to 15 bytes of UTF-8, holds its bytes
+/// and count in them; a larger one points to its storage). Unequal bits say nothing: two equal large strings may
+/// have two storages. So equal bits find a name with no byte comparison (the plan's keys and the layout's names
+/// are short: about 250 instructions of a Tween plan's read went to `withUTF8` and `memcmp` over three keys), and
+/// anything else is compared byte for byte.
+struct StringBits: Equatable {
+    let low: UInt64
+    let high: UInt64
+
+    init(_ text: String) { self = unsafeBitCast(text, to: StringBits.self) }
+}
+
 /// Writes `value` as the field of every one of the layout's first `count` names that is `key`.
 @inline(__always)
 private func match(
     _ key: String, _ value: JSONValue, _ layout: UnsafePointer<PlanLayouts.Layout>, _ out: UnsafeMutablePointer<motion_plan_field>,
     _ count: Int, _ texts: TextArena
 ) {
+    if layout.pointee.namesAreDistinct {
+        let bits = StringBits(key)
+        let names = layout.pointee.bits
+        for i in 0..<count where names[i] == bits {
+            out[i] = planField(value, texts: texts)
+            return
+        }
+    }
     var key = key
     key.withUTF8 { key in
         let names = layout.pointee.bytes
