@@ -162,25 +162,30 @@ private let hostPlanRead: @convention(c) (OpaquePointer?, motion_plan_layout, Un
         let stack = PlansInFlight.existingStack, let index = PlansInFlight.entry(handle: plan, in: stack)
     else { return MOTION_ERR_INVALID_ARGUMENT }
     let texts = stack.texts
-    let (given, defaults) = stack.entries[index].plan.completedParts
-    // The plan's type and the defaults the manifest filled in come as fields made once per thread (``KeptFields``),
-    // matching no names; a set of defaults beyond what it keeps is matched as the given fields are.
-    let kept = stack.keptFields
-    let type = kept.typeField(stack.entries[index].type)
-    let isType = layout.pointee.isType
-    for i in 0..<count { out[i] = isType[i] ? type : motion_plan_field() }
-    if let defaults {
-        if let fields = kept.fields(of: defaults, layout: layoutIndex, layout) {
-            for (i, field) in fields where i < count { out[i] = field }
-        } else {
-            for (key, value) in defaults.members { match(key, value, layout, out, count, texts) }
+    // The plan is read where it lies in the stack (a copy of the entry retained and released its type and both
+    // parts of its payload, about 200 instructions a read).
+    return stack.entries.withUnsafeBufferPointer { entries in
+        let (given, defaults) = entries[index].plan.completedParts
+        // The plan's type and the defaults the manifest filled in come as fields made once per thread
+        // (``KeptFields``), matching no names; a set of defaults beyond what it keeps is matched as the given fields
+        // are.
+        let kept = stack.keptFields
+        let type = kept.typeField(entries[index].type)
+        let isType = layout.pointee.isType
+        for i in 0..<count { out[i] = isType[i] ? type : motion_plan_field() }
+        if let defaults {
+            if let fields = kept.fields(of: defaults, layout: layoutIndex, layout) {
+                for (i, field) in fields where i < count { out[i] = field }
+            } else {
+                for (key, value) in defaults.members { match(key, value, layout, out, count, texts) }
+            }
         }
+        // One pass over the plan's few given fields, each found among the layout's names by its bits
+        // (``StringBits``), else byte for byte (as a C reader would; comparing two unequal Strings takes Swift's slow,
+        // Unicode-aware path, and hashing every name cost more than the rest of the read).
+        for (key, value) in given { match(key, value, layout, out, count, texts) }
+        return MOTION_OK
     }
-    // One pass over the plan's few given fields, each matched against the layout's names byte for byte (as a C
-    // reader would; comparing two unequal Strings takes Swift's slow, Unicode-aware path, and hashing every name
-    // cost more than the rest of the read).
-    for (key, value) in given { match(key, value, layout, out, count, texts) }
-    return MOTION_OK
 }
 
 /// A `String`'s 16 bytes as they are, compared as two words.
