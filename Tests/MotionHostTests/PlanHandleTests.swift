@@ -148,6 +148,32 @@ import Testing
         #expect(ownStatus == MOTION_OK && ownType == "Spring")
     }
 
+    @Test(arguments: [
+        // Distinct short names (found by their bits), a long one (bits of two storages: compared byte for byte),
+        // and a name given twice (every place of it filled).
+        ["duration", "property", "aFieldWithALongName", "missing"],
+        ["duration", "aFieldWithALongName", "duration", "property"],
+    ])
+    func readFindsEachGivenFieldAtEveryPlaceOfItsName(_ names: [String]) throws {
+        let long = String(repeating: "aFieldWithALongName", count: 1)
+        let plan = Plan(type: "Tween", fields: ["property": "opacity", "duration": 0.5, long: 2, "unread": true])
+        let layout = layout(names)
+        var fields = [motion_plan_field](repeating: motion_plan_field(), count: names.count)
+        for i in fields.indices { fields[i].kind = 99 }
+        let copied = PlansInFlight.withHandle(plan) { handle in
+            plans.read(handle, layout, &fields, names.count) == MOTION_OK ? fields.map { self.copy($0) } : []
+        }
+        try #require(copied.count == names.count)
+        for (i, name) in names.enumerated() {
+            switch name {
+            case "duration": #expect(copied[i].kind == MOTION_PLAN_FIELD_NUMBER && copied[i].values.0 == 0.5, "\(i)")
+            case "property": #expect(text(copied[i]) == "opacity", "\(i)")
+            case long: #expect(copied[i].kind == MOTION_PLAN_FIELD_NUMBER && copied[i].values.0 == 2, "\(i)")
+            default: #expect(copied[i].kind == MOTION_PLAN_FIELD_ABSENT, "\(i)")
+            }
+        }
+    }
+
     @Test func theTypeAndTheDefaultsFilledInAreReadForEachPlanLayoutAndSetOfDefaults() throws {
         // The host keeps a plan type's field and a set of defaults' fields per layout once made: each read must
         // still give this plan's own type and defaults, in this layout's places, and only the first `count`.

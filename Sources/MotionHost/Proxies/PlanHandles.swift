@@ -35,6 +35,11 @@ enum PlanLayouts {
         let bytes: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>
         /// Whether name i is "type" (the plan's type, not a field).
         let isType: UnsafeBufferPointer<Bool>
+        /// Each name's ``StringBits``, for ``hostPlanRead``'s first try at a given field's name.
+        let bits: UnsafeBufferPointer<StringBits>
+        /// Whether no two names have the same bytes, so that a name whose bits a key's equal is the only name that
+        /// is the key.
+        let namesAreDistinct: Bool
     }
 
     private static let capacity = Int(MOTION_PLAN_LAYOUT_MAX_COUNT)
@@ -55,7 +60,9 @@ enum PlanLayouts {
             return UnsafeBufferPointer(copy)
         }
         (storage + index).initialize(
-            to: Layout(names: names, bytes: kept(bytes), isType: kept(names.map { $0 == "type" })))
+            to: Layout(
+                names: names, bytes: kept(bytes), isType: kept(names.map { $0 == "type" }), bits: kept(names.map(StringBits.init)),
+                namesAreDistinct: Set(names.map { Array($0.utf8) }).count == names.count))
         count.store(index + 1, ordering: .releasing)
         return motion_plan_layout(index)
     }
@@ -155,25 +162,44 @@ private let hostPlanRead: @convention(c) (OpaquePointer?, motion_plan_layout, Un
         let stack = PlansInFlight.existingStack, let index = PlansInFlight.entry(handle: plan, in: stack)
     else { return MOTION_ERR_INVALID_ARGUMENT }
     let texts = stack.texts
-    let (given, defaults) = stack.entries[index].plan.completedParts
-    // The plan's type and the defaults the manifest filled in come as fields made once per thread (``KeptFields``),
-    // matching no names; a set of defaults beyond what it keeps is matched as the given fields are.
-    let kept = stack.keptFields
-    let type = kept.typeField(stack.entries[index].type)
-    let isType = layout.pointee.isType
-    for i in 0..<count { out[i] = isType[i] ? type : motion_plan_field() }
-    if let defaults {
-        if let fields = kept.fields(of: defaults, layout: layoutIndex, layout) {
-            for (i, field) in fields where i < count { out[i] = field }
-        } else {
-            for (key, value) in defaults.members { match(key, value, layout, out, count, texts) }
+    // The plan is read where it lies in the stack (a copy of the entry retained and released its type and both
+    // parts of its payload, about 200 instructions a read).
+    return stack.entries.withUnsafeBufferPointer { entries in
+        let (given, defaults) = entries[index].plan.completedParts
+        // The plan's type and the defaults the manifest filled in come as fields made once per thread
+        // (``KeptFields``), matching no names; a set of defaults beyond what it keeps is matched as the given fields
+        // are.
+        let kept = stack.keptFields
+        let type = kept.typeField(entries[index].type)
+        let isType = layout.pointee.isType
+        for i in 0..<count { out[i] = isType[i] ? type : motion_plan_field() }
+        if let defaults {
+            if let fields = kept.fields(of: defaults, layout: layoutIndex, layout) {
+                for (i, field) in fields where i < count { out[i] = field }
+            } else {
+                for (key, value) in defaults.members { match(key, value, layout, out, count, texts) }
+            }
         }
+        // One pass over the plan's few given fields, each found among the layout's names by its bits
+        // (``StringBits``), else byte for byte (as a C reader would; comparing two unequal Strings takes Swift's slow,
+        // Unicode-aware path, and hashing every name cost more than the rest of the read).
+        for (key, value) in given { match(key, value, layout, out, count, texts) }
+        return MOTION_OK
     }
-    // One pass over the plan's few given fields, each matched against the layout's names byte for byte (as a C
-    // reader would; comparing two unequal Strings takes Swift's slow, Unicode-aware path, and hashing every name
-    // cost more than the rest of the read).
-    for (key, value) in given { match(key, value, layout, out, count, texts) }
-    return MOTION_OK
+}
+
+/// A `String`'s 16 bytes as they are, compared as two words.
+///
+/// Equal bits are one representation, so the same bytes (a small string, up to 15 bytes of UTF-8, holds its bytes
+/// and count in them; a larger one points to its storage). Unequal bits say nothing: two equal large strings may
+/// have two storages. So equal bits find a name with no byte comparison (the plan's keys and the layout's names
+/// are short: about 250 instructions of a Tween plan's read went to `withUTF8` and `memcmp` over three keys), and
+/// anything else is compared byte for byte.
+struct StringBits: Equatable {
+    let low: UInt64
+    let high: UInt64
+
+    init(_ text: String) { self = unsafeBitCast(text, to: StringBits.self) }
 }
 
 /// Writes `value` as the field of every one of the layout's first `count` names that is `key`.
@@ -182,6 +208,14 @@ private func match(
     _ key: String, _ value: JSONValue, _ layout: UnsafePointer<PlanLayouts.Layout>, _ out: UnsafeMutablePointer<motion_plan_field>,
     _ count: Int, _ texts: TextArena
 ) {
+    if layout.pointee.namesAreDistinct {
+        let bits = StringBits(key)
+        let names = layout.pointee.bits
+        for i in 0..<count where names[i] == bits {
+            out[i] = planField(value, texts: texts)
+            return
+        }
+    }
     var key = key
     key.withUTF8 { key in
         let names = layout.pointee.bytes
