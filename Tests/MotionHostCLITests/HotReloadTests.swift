@@ -167,8 +167,8 @@ import Testing
         #expect(serve.stop(signal: SIGTERM) == 0)
     }
 
-    @Test func runWatchReloadsInARealTimeRun() throws {
-        let folder = try PluginFolder()
+    /// `motion-host run scene.json --realtime --watch --duration 4` in `folder`, its standard error discarded.
+    static func startRealTimeWatchRun(in folder: PluginFolder) throws -> Process {
         let process = Process()
         process.executableURL = MotionHost.executable
         process.arguments = [
@@ -177,6 +177,12 @@ import Testing
         process.currentDirectoryURL = folder.url
         process.standardError = FileHandle.nullDevice
         try process.run()
+        return process
+    }
+
+    @Test func runWatchReloadsInARealTimeRun() throws {
+        let folder = try PluginFolder()
+        let process = try Self.startRealTimeWatchRun(in: folder)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         _ = try #require(folder.waitForValue("level", 5))
         try folder.install(offset: 100)
@@ -195,14 +201,7 @@ import Testing
         let scene = folder.url.appendingPathComponent("scene.json")
         let text = try String(contentsOf: scene, encoding: .utf8).replacing(#""frameRate": 60"#, with: #""frameRate": 0.25"#)
         try Data(text.utf8).write(to: scene)
-        let process = Process()
-        process.executableURL = MotionHost.executable
-        process.arguments = [
-            "run", "scene.json", "--plugin-path", ".", "--realtime", "--watch", "--duration", "4", "--output", folder.output.path,
-        ]
-        process.currentDirectoryURL = folder.url
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try Self.startRealTimeWatchRun(in: folder)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         _ = try #require(folder.waitForValue("level", 5))
         usleep(4_600_000)  // frame 1 (at 4 s) has run
