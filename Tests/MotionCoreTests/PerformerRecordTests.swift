@@ -138,3 +138,34 @@ struct PerformerConformanceTests {
         #expect(plain.plans == 1)
     }
 }
+
+/// A generic performer whose specialisations conform differently: each has its own metadata, so its own key in the
+/// scheduler's conformance cache (``ObjectIdentifier`` of the dynamic type).
+@Suite("Performer conformances of generic specialisations")
+struct GenericPerformerConformanceTests {
+    final class Box<Value>: Performer {
+        var generator: IsActiveTokenGenerator?
+        var plans = 0
+        func addPlan(_ plan: Plan) throws { plans += 1 }
+    }
+
+    @Test(arguments: [["int", "string"], ["string", "int"]])
+    func eachSpecialisationGetsItsOwnConformances(order: [String]) throws {
+        let registry = InProcessRegistry()
+        registry.register(planTypes: ["Box"], className: "Box") { context -> any Performer in
+            context.target.id.name == "int" ? Box<Int>() : Box<String>()
+        }
+        let scheduler = Scheduler(scene: Scene(targets: ["int", "string"]), registry: registry)
+        for target in order { try scheduler.commit(Transaction([.add(Plan(type: "Box"), target: TargetID(target))])) }
+        let int = try #require(scheduler.performer(forTarget: "int", className: "Box") as? Box<Int>)
+        let string = try #require(scheduler.performer(forTarget: "string", className: "Box") as? Box<String>)
+        // Only Box<Int> takes tokens (the conditional conformance below).
+        #expect(int.generator != nil)
+        #expect(string.generator == nil)
+        #expect(int.plans == 1 && string.plans == 1)
+    }
+}
+
+extension GenericPerformerConformanceTests.Box: ContinuousPerforming where Value == Int {
+    func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { self.generator = generator }
+}

@@ -122,6 +122,26 @@ struct HostContextTableTests {
         #expect(host.property_id(live.opaque, "x") >= 0)
     }
 
+    @Test("a retired context's handle with the next generation (never handed out while the entry is free) is refused, and writes nothing")
+    func nextGenerationOfAFreeEntryIsRefused() throws {
+        let scene = Scene(targets: ["card"])
+        let target = try #require(scene.target("card"))
+        target.setValue(PropertyValue(1.0), forName: "x")
+        let context = HostContext(target: target, pluginDescription: "test")
+        let host = HostInterface.table.pointee
+        let property = host.property_id(context.opaque, "x")
+        #expect(property >= 0)
+        context.retire()
+        // What a plugin may guess: its own retired handle, one generation on.
+        let forged = OpaquePointer(bitPattern: UInt(context.handle &+ 1 << 32))
+        var value = 5.0
+        #expect(host.set_property(forged, property, &value, 1) == MOTION_ERR_INVALID_ARGUMENT)
+        var count: UInt32 = 7
+        #expect(host.get_property(forged, property, &value, 1, &count) == MOTION_ERR_INVALID_ARGUMENT)
+        #expect(host.property_id(forged, "x") == MOTION_ERR_INVALID_ARGUMENT)
+        #expect(target["x"] == PropertyValue(1.0))
+    }
+
     @Test("a pointer that is no host context is refused with MOTION_ERR_INVALID_ARGUMENT, never read")
     func foreignPointerIsRefused() {
         let host = HostInterface.table.pointee

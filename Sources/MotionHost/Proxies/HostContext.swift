@@ -16,11 +16,11 @@ import Synchronization
 ///
 /// Lifetime: a context is valid from its initializer until ``retire()``, which the proxy calls once the plugin's
 /// `destroy_performer` (or a refused `create_performer`) returned. Retiring lets go of the emitter, token generator
-/// and tokens, moves the entry to its next generation and gives it back to the table for a later context. A handle
-/// names its entry's generation: a plugin that calls the host with a retired context afterwards — which the header
-/// forbids — gets `MOTION_ERR_SCHEDULER_GONE` (its generation is no longer the entry's, however often the entry was
-/// taken again, up to 2^32 times), and a pointer that is no handle at all gets `MOTION_ERR_INVALID_ARGUMENT`
-/// instead of being read. Nothing is kept per retired context (a 144-byte object was, for the life of the process,
+/// and tokens, moves the entry to its free (odd) generation and gives it back to the table for a later context, which
+/// takes the next (even) one. A handle names its entry's generation: a plugin that calls the host with a retired
+/// context afterwards — which the header forbids — gets `MOTION_ERR_SCHEDULER_GONE` (its generation is no longer the
+/// entry's, however often the entry was taken again, up to 2^31 times), and a pointer that is no handle at all (an
+/// index past the table, an odd generation) gets `MOTION_ERR_INVALID_ARGUMENT` instead of being read. Nothing is kept per retired context (a 144-byte object was, for the life of the process,
 /// before).
 ///
 /// Memory: one 88-byte table entry per performer of a plugin, with no heap block of its own (a running TweenKit
@@ -30,7 +30,8 @@ import Synchronization
 /// (``MotionCore/IsActiveTokenGenerator/generateID()``).
 struct HostContext: Hashable, Sendable {
     /// The entry's index + 1 in the low 32 bits (so that no handle is 0, which C reads as NULL) and the entry's
-    /// generation when the context was made in the high 32.
+    /// generation when the context was made in the high 32: always even (a free entry's is odd, see
+    /// ``ContextEntry/generation``).
     let handle: UInt64
 
     /// How many of a context's most recently terminated tokens it remembers (R33), so that a second
@@ -208,8 +209,9 @@ struct HostContext: Hashable, Sendable {
         guard let pointer else { return nil }
         let handle = UInt64(UInt(bitPattern: pointer))
         let index = Int(truncatingIfNeeded: handle & 0xFFFF_FFFF) &- 1
-        // Every entry below the count is made before the count is stored (releasing).
-        guard index >= 0, index < ContextTable.madeCount.load(ordering: .acquiring) else { return nil }
+        // Every entry below the count is made before the count is stored (releasing). An odd generation is a free
+        // entry's, never a context's: matched, it would pass as live and reach the target the entry let go.
+        guard index >= 0, index < ContextTable.madeCount.load(ordering: .acquiring), handle & 1 << 32 == 0 else { return nil }
         return HostContext(handle: handle)
     }
 
@@ -307,7 +309,9 @@ nonisolated(unsafe) let emptyCString: UnsafePointer<CChar> = {
 /// `target`, `scene` and `batchesFrames` are written under the lock when the entry is taken and read on the
 /// context's scheduler thread only; the rest is read and written under the lock only.
 private struct ContextEntry: ~Copyable {
-    /// The generation of the entry's current context, or, between contexts, of its next one.
+    /// The generation of the entry's current context (even), or, between contexts, the odd one between its last
+    /// context's and its next one's: no handle names it, so a handle guessed one generation on from a retired one
+    /// is refused (``HostContext/from(_:)``) rather than taken for live while the entry is free.
     let generation: Atomic<UInt32>
     var batchesFrames: Bool
     /// Whether the entry is in the free list (retired, not yet taken again). Under the lock.
@@ -359,7 +363,7 @@ private final class ContextRarer {
 
 /// Every host context of the process: entries in chunks of 4,096 that are made on demand and never moved or freed,
 /// so that a handle's entry can be found from any thread with no lock (``HostContext/from(_:)``), and a retired
-/// context's entry is taken again by a later one (its next generation), the most recently retired first.
+/// context's entry is taken again by a later one (a later generation), the longest retired first.
 ///
 /// Invariants: entries below ``madeCount`` are initialised, and their chunks' pointers written, before the count is
 /// stored; the free list holds each retired entry once. At most 2^26 contexts are live at once.
@@ -420,6 +424,8 @@ private enum ContextTable {
             if let retired = free.popFirst() {
                 index = Int(retired)
                 let entry = self.entry(index)
+                // From the free (odd) generation to the new context's (even).
+                entry.pointee.generation.store(entry.pointee.generation.load(ordering: .relaxed) &+ 1, ordering: .releasing)
                 entry.pointee.thread.store(thread, ordering: .relaxed)
                 (entry.pointee.target, entry.pointee.scene) = (.passRetained(target), .passUnretained(target.scene))
                 // The previous context's identity and name (for its late lines) go, outside the lock.

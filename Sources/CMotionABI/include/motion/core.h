@@ -192,7 +192,7 @@ typedef struct motion_performer motion_performer;
  * that uses it before returning from destroy_performer). A host that can tell answers a call with a context
  * whose performer was destroyed with MOTION_ERR_SCHEDULER_GONE (a negative id from property_id, "" from
  * target_name) and does nothing. (This one can. In its own process a ctx is a handle that carries a
- * generation of the host's storage for it, which the host reuses for a later performer under the next
+ * generation of the host's storage for it, which the host reuses for a later performer under a later
  * generation, so a destroyed performer's ctx stays told apart from every later one with no memory kept for
  * it, and a value that is no ctx of the host is answered with MOTION_ERR_INVALID_ARGUMENT, never read. In
  * the sandbox of an isolated plugin a retired ctx is kept for the life of the sandbox.)
