@@ -197,10 +197,11 @@ final class TweenPerformer: SinglePlanPerformer, BatchedFrameUpdating {
 /// buffer per run of members the host updates together.
 ///
 /// Each update advances exactly the tweens of the members it is handed (`motion_frames_v1.update_many`): when
-/// those are all the members with a running tween (every member that runs one holds a token, and the host
-/// updates each performer that holds one), the pass takes every tween; otherwise (another scheduler's members
-/// share the thread, or the host splits a frame into runs) it first stamps the run's members and skips the
-/// tweens of the others, which keep their state untouched. Tokens of members whose last tween stopped end after
+/// those are all the members with a running tween, each once (as many as run one, and the SDK found the run as one
+/// stretch of member numbers, ``FrameBatchMembers/hasDistinctMembers``; every member that runs one holds a token,
+/// and the host updates each performer that holds one), the pass takes every tween; otherwise (another
+/// scheduler's members share the thread, the host splits a frame into runs, or its order jumps between numbers)
+/// it first stamps the run's members and skips the tweens of the others, which keep their state untouched. Tokens of members whose last tween stopped end after
 /// the pass, in order, once the pass's writes have been handed to the host.
 ///
 /// What costs per member or per tween, whatever the buffer holds: joining (a number, reused), leaving (its
@@ -255,7 +256,9 @@ final class TweenBatch: FrameBatch {
     }
 
     func update(_ run: FrameBatchMembers<TweenPerformer>, frame: Frame, writer: FrameBatchWriter) {
-        if run.count == runningMembers {
+        // Every running member, each once: the run's count alone would also match a run that repeats one member and
+        // leaves out another.
+        if run.count == runningMembers, run.hasDistinctMembers {
             advance(to: frame, writer) { _ in true }
         } else {
             serial &+= 1
