@@ -263,10 +263,21 @@ final class TweenBatch: FrameBatch {
         } else {
             serial &+= 1
             if stamps.count < members.count { stamps.append(contentsOf: repeatElement(0, count: members.count - stamps.count)) }
-            for performer in run { stamps[Int(performer.member)] = serial }
-            let serial = self.serial
-            stamps.withUnsafeBufferPointer { stamps in
-                advance(to: frame, writer) { key in stamps[Self.member(ofKey: key)] == serial }
+            var isRepeated = false
+            for performer in run {
+                let member = Int(performer.member)
+                if stamps[member] == serial { isRepeated = true }
+                stamps[member] = serial
+            }
+            if run.count == runningMembers, !isRepeated {
+                // Every running member after all, each once (the SDK could not tell, its order jumping between numbers:
+                // reused ones, after performers went): the pass needs no test per tween.
+                advance(to: frame, writer) { _ in true }
+            } else {
+                let serial = self.serial
+                stamps.withUnsafeBufferPointer { stamps in
+                    advance(to: frame, writer) { key in stamps[Self.member(ofKey: key)] == serial }
+                }
             }
         }
         guard !stopped.isEmpty else { return }
