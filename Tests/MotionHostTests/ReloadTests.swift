@@ -28,9 +28,12 @@ struct ReloadableBuilds {
     /// - Parameters:
     ///   - offset: What the build adds to each plan's value.
     ///   - refuses: Whether its entry refuses to load.
-    func install(offset: Int, refuses: Bool = false) throws {
+    ///   - refusedTarget: A target the build makes no performer for (its `create_performer` fails).
+    func install(offset: Int, refuses: Bool = false, refusedTarget: String? = nil) throws {
         let staged = plugins.appendingPathComponent(".libreloadable.so.tmp")
-        try Self.build(to: staged, flags: ["-DSTEP_OFFSET=\(offset)"] + (refuses ? ["-DREFUSE"] : []))
+        try Self.build(
+            to: staged,
+            flags: ["-DSTEP_OFFSET=\(offset)"] + (refuses ? ["-DREFUSE"] : []) + (refusedTarget.map { ["-DREFUSE_TARGET=\"\($0)\""] } ?? []))
         #expect(rename(staged.path, library.path) == 0)
     }
 
