@@ -671,18 +671,23 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
 
     // MARK: A recreation batch (SandboxRecreation)
 
-    /// Sends the batch's next part, if any is left.
-    private func sendNextRecreationPart(_ process: SandboxProcess) throws(ChannelFailure) {
-        guard let batch = recreation, batch.partsSent < batch.parts.count else { return }
-        let part = batch.parts[batch.partsSent]
-        batch.partsSent += 1
-        try process.requests.send(.recreate, part, timeout: timeout)
+    /// Sends the batch's parts made and not sent yet, as many as ``SandboxRecreation/windowBytes`` allows (at least
+    /// one when none is in flight).
+    private func sendRecreationParts(_ process: SandboxProcess) throws(ChannelFailure) {
+        guard let batch = recreation else { return }
+        while batch.partsSent < batch.parts.count {
+            let part = batch.parts[batch.partsSent]
+            guard batch.bytesInFlight == 0 || batch.bytesInFlight + part.bytes.count <= SandboxRecreation.windowBytes else { return }
+            batch.partsSent += 1
+            batch.bytesInFlight += part.bytes.count
+            try process.requests.send(.recreate, part, timeout: timeout)
+        }
     }
 
-    /// Sends the first part of the batch ``beginRecreation(_:member:)`` made.
-    func sendFirstRecreationPart(member: Int) {
-        guard let process else { return }
-        do throws(ChannelFailure) { try sendNextRecreationPart(process) } catch {
+    /// Sends what ``beginRecreation(_:member:)`` made of the batch so far, within the window.
+    func sendRecreationParts(member: Int) {
+        guard let process, recreation != nil else { return }
+        do throws(ChannelFailure) { try sendRecreationParts(process) } catch {
             recreation = nil
             fail(error, in: "create_performer (re-creating the performers, R43)", member: member)
         }
@@ -780,12 +785,13 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
                     }
                 case .reply:
                     guard batch.partsEnded < batch.partsSent else { throw ChannelFailure.malformed("a reply to no request") }
+                    batch.bytesInFlight -= batch.parts[batch.partsEnded].bytes.count
                     batch.partsEnded += 1
                     if batch.partsEnded == batch.parts.count {
                         if untilReply { throw ChannelFailure.malformed("the end of the re-creation before every call's reply") }
                         return nil
                     }
-                    try sendNextRecreationPart(process)
+                    try sendRecreationParts(process)
                 default:
                     try serve(message, channel: process.requests)
                 }

@@ -26,8 +26,37 @@ import MotionCore
 /// A sandbox that dies, hangs or sends something that does not fit mid-batch fails as it would in any call (the
 /// plugin timeout applies to each message); replies that do not match R43's calls fail the sandbox as malformed.
 final class SandboxRecreation {
-    /// The most bytes of calls in one part of the request: a quarter of the ring, so a part never waits for room.
-    static let partBytes = SandboxSharedMemory.ringCapacity / 4
+    /// About the bytes of calls in one part of the request (a part ends after the call that reaches it).
+    static let partBytes = 64 << 10
+    /// The most bytes of parts sent and not yet made by the sandbox: a quarter of the ring, so sending never waits for
+    /// room (while the host would wait, the sandbox may be waiting for the host's answer to one of its calls).
+    static let windowBytes = SandboxSharedMemory.ringCapacity / 4
+
+    /// One part of the request being written: whether it is the last, the number of calls, then each call's kind and
+    /// payload.
+    struct Part {
+        var bytes = WireWriter(capacity: SandboxRecreation.partBytes + 4096)
+        var count: UInt32 = 0
+
+        init() {
+            bytes.bool(false)
+            bytes.u32(0)
+        }
+
+        mutating func add(_ kind: SandboxMessageKind, _ payload: WireWriter) {
+            bytes.u32(kind.rawValue)
+            payload.bytes.withUnsafeBytes { bytes.data($0) }
+            count += 1
+        }
+
+        /// The part's bytes, with its flag and count filled in.
+        func closed(isLast: Bool) -> WireWriter {
+            var closed = bytes
+            closed.bytes[0] = isLast ? 1 : 0
+            closed.bytes.withUnsafeMutableBytes { $0.storeBytes(of: count.littleEndian, toByteOffset: 1, as: UInt32.self) }
+            return closed
+        }
+    }
 
     /// One of R43's calls, as the batch expects it.
     struct Call {
@@ -51,6 +80,8 @@ final class SandboxRecreation {
     var parts: [WireWriter] = []
     var partsSent = 0
     var partsEnded = 0
+    /// The bytes of the parts sent and not ended yet.
+    var bytesInFlight = 0
     var entries: [Entry] = []
     var entryIndex = 0
     /// Performers whose `create` failed: R43 gives them no plans, and the sandbox made none.
@@ -95,18 +126,26 @@ extension IsolatedPlugin {
             return false
         }
         let batch = SandboxRecreation()
-        var requests: [(kind: SandboxMessageKind, payload: WireWriter)] = []
+        recreation = batch
         let firstSlot = UInt32(slotCount)
         let byHandle = members[member].takesPlansByHandle
+        // Parts of about ``SandboxRecreation/partBytes`` each, sent as they are made (the sandbox starts on the
+        // creates while the plans are written), as many at a time as ``SandboxRecreation/windowBytes`` allows.
+        var part = SandboxRecreation.Part()
+        func add(_ kind: SandboxMessageKind, _ payload: WireWriter) {
+            part.add(kind, payload)
+            guard part.bytes.bytes.count >= SandboxRecreation.partBytes else { return }
+            batch.parts.append(part.closed(isLast: false))
+            part = SandboxRecreation.Part()
+            sendRecreationParts(member: member)
+        }
         for (offset, performer) in outline.enumerated() {
             let slot = firstSlot + UInt32(offset)
             batch.calls.append(SandboxRecreation.Call(slot: slot, plan: nil, name: nil, problem: nil))
-            requests.append(
-                (
-                    .create,
-                    IsolatedPerformer.createRequest(
-                        plugin: self, member: member, slot: slot, className: performer.performerClass.name, target: performer.target)
-                ))
+            add(
+                .create,
+                IsolatedPerformer.createRequest(
+                    plugin: self, member: member, slot: slot, className: performer.performerClass.name, target: performer.target))
         }
         for (offset, performer) in outline.enumerated() {
             let slot = firstSlot + UInt32(offset)
@@ -115,33 +154,14 @@ extension IsolatedPlugin {
                     let (kind, payload) = try IsolatedPerformer.planRequest(
                         plan, named: name, slot: slot, byHandle: byHandle, target: performer.target, withSlots: true)
                     batch.calls.append(SandboxRecreation.Call(slot: slot, plan: plan, name: name, problem: nil))
-                    requests.append((kind, payload))
+                    add(kind, payload)
                 } catch {
                     batch.calls.append(SandboxRecreation.Call(slot: slot, plan: plan, name: name, problem: error))
                 }
             }
         }
-        // Parts of at most ``SandboxRecreation/partBytes`` (a call larger than that is a part of its own).
-        var start = 0
-        while start < requests.count {
-            var end = start
-            var bytes = 0
-            while end < requests.count, end == start || bytes + requests[end].payload.bytes.count + 8 <= SandboxRecreation.partBytes {
-                bytes += requests[end].payload.bytes.count + 8
-                end += 1
-            }
-            var part = WireWriter(capacity: bytes + 8)
-            part.bool(end == requests.count)
-            part.u32(UInt32(end - start))
-            for request in requests[start..<end] {
-                part.u32(request.kind.rawValue)
-                request.payload.bytes.withUnsafeBytes { part.data($0) }
-            }
-            batch.parts.append(part)
-            start = end
-        }
-        recreation = batch
-        sendFirstRecreationPart(member: member)
+        batch.parts.append(part.closed(isLast: true))
+        sendRecreationParts(member: member)
         return recreation != nil
     }
 

@@ -945,9 +945,9 @@ extension SandboxContext {
 final class RecreationBatch {
     /// The kinds of call a batch holds.
     static let callKinds: Set<SandboxMessageKind> = [.create, .addPlan, .addNamedPlan, .addPlanByHandle, .addNamedPlanByHandle]
-    /// Results are sent once they reach this many bytes (so the host starts reading them while later calls are made),
-    /// and before any other message.
-    static let resultBytesPerMessage = 64 << 10
+    /// Results are sent once they reach this many bytes (a few hundred calls: the host uses them while the sandbox
+    /// makes the next ones), and before any other message.
+    static let resultBytesPerMessage = 4 << 10
     /// Bit 63: a token id the sandbox gave during a batch (the scheduler's never reach it); the host keeps the
     /// scheduler's id for each (``SandboxRecreation``).
     static let tokenBit: UInt64 = 1 << 63
