@@ -124,4 +124,23 @@ import Testing
         run.advance()
         #expect(run.level(0) == 100)
     }
+
+    @Test func aNewSandboxThatCrashesMidBatchIsReportedAndTheOldPerformersGoOn() throws {
+        let run = try Run(targets: 3, isolated: true)
+        try run.builds.install(offset: 100, crashTarget: "t1")
+        let started = Date()
+        let reload = try #require(try run.host.reload(pluginID: Self.pluginID, in: run.scheduler))
+        #expect(Date().timeIntervalSince(started) < 5)  // found when the sandbox closed, not after a time-out
+        // The sandbox made t0's performer and then died making t1's, before it had sent t0's reply: to the host no
+        // create succeeded, so R43 keeps every old performer and reports each (the sandbox's failure the cause).
+        #expect(reload.recreation.recreated.isEmpty)
+        #expect(reload.recreation.failures.map { $0.target?.name } == ["t0", "t1", "t2"])
+        #expect(reload.recreation.failures.allSatisfy { $0.message.contains("was kept") && $0.message.contains("SIGABRT") })
+        let failure = try #require(run.host.takeFailures().first)
+        #expect(failure.pluginID == Self.pluginID && failure.cause.contains("SIGABRT"), "\(failure)")
+        #expect(failure.call?.contains("create_performer") == true, "\(failure)")
+        run.advance()
+        #expect(run.level(0) == 0 && run.level(1) == 1 && run.level(2) == 2)  // the old build's performers, in the old sandbox
+        #expect(run.host.isolatedPlugins.contains { $0.isRunning })
+    }
 }
