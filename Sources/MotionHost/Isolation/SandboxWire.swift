@@ -10,6 +10,10 @@ import MotionCore
 /// the sandbox's requests carry the calls of `motion_host_v1` the plugin makes. Every request but a log line
 /// is answered by one ``reply``; while a side waits for its reply it serves the other side's requests, so
 /// calls nest as they do in process (an emission from `add_plan` reaching another performer of the plugin).
+/// The one exception is ``recreate``: many calls in one request, whose replies come back in ``recreateResults``
+/// messages (not answered) before the request's own ``reply``; the sandbox sends them before any other message of
+/// its own, so everything it sends stays in the order it did it (``SandboxRecreation``). Such one-way messages carry
+/// no queued property writes (the sandbox goes on at once and would overwrite them).
 enum SandboxMessageKind: UInt32 {
     // The host's requests.
     case load = 1, create, addPlan, addNamedPlan, removeNamedPlan, destroy, updateMany, update, receiveSample
