@@ -143,4 +143,20 @@ import Testing
         #expect(run.level(0) == 0 && run.level(1) == 1 && run.level(2) == 2)  // the old build's performers, in the old sandbox
         #expect(run.host.isolatedPlugins.contains { $0.isRunning })
     }
+
+    @Test func aNewSandboxThatHangsMidBatchIsKilledAfterThePluginTimeoutAndTheOldPerformersGoOn() throws {
+        let run = try Run(targets: 3, isolated: true)
+        run.host.pluginTimeout = 0.5
+        try run.builds.install(offset: 100, hangTarget: "t1")
+        let started = Date()
+        let reload = try #require(try run.host.reload(pluginID: Self.pluginID, in: run.scheduler))
+        // The deadline applies to each message of the batch: one wait of 0.5 s, then every later call fails at once.
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(reload.recreation.recreated.isEmpty)
+        #expect(reload.recreation.failures.count == 3)
+        let failure = try #require(run.host.takeFailures().first)
+        #expect(failure.cause.contains("did not answer within 0.5 s"), "\(failure)")
+        run.advance()
+        #expect(run.level(0) == 0 && run.level(1) == 1 && run.level(2) == 2)
+    }
 }
