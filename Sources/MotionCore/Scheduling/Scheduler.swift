@@ -720,6 +720,27 @@ public final class Scheduler {
         return result
     }
 
+    /// What ``recreatePerformers(of:)`` would call, in its order, if called now with `classes`: for a host that sends
+    /// those calls to another process as one request (an isolated plugin's new sandbox, R43) and then answers R43's
+    /// calls from its reply. Each performer of the classes, in creation order, with its target, its class and the
+    /// plans R43 would give its new one again, in order (plain ones with `name` `nil`); a plan whose class's
+    /// preparation changed since its commit is `nil` (R43 prepares it again first). R43 makes every new performer
+    /// before it gives any of them a plan, and gives none to a performer it could not make. Changes nothing.
+    /// - Parameter classes: The performer classes, as ``recreatePerformers(of:)`` takes them.
+    /// - Returns: One outline per performer; empty when none, or when ``recordsPlansForRecreation`` is off.
+    public func recreationOutline(of classes: [PerformerClass]) -> [PerformerRecreationOutline] {
+        guard recordsPlansForRecreation else { return [] }
+        let ids = Set(classes.map { ObjectIdentifier($0) })
+        return records.indices.compactMap { index -> PerformerRecreationOutline? in
+            let performerClass = performerClasses[Int(records[index].performerClass)]
+            guard ids.contains(ObjectIdentifier(performerClass)) else { return nil }
+            let plans = (planLogs[Int32(index)]?.plans ?? []).map { entry in
+                (plan: entry.revision == performerClass.preparationRevision ? entry.prepared : nil, name: entry.name)
+            }
+            return PerformerRecreationOutline(target: scene.targets[Int(records[index].target)], performerClass: performerClass, plans: plans)
+        }
+    }
+
     /// The first half of ``recreatePerformers(of:)``: makes the new performers and puts them in the old ones'
     /// places. The old records are released when this returns (their performers destroyed), before any plan
     /// is re-added.
@@ -1288,6 +1309,18 @@ struct PlanLog {
             if let name = entry?.name { namedIndex[name] = index }
         }
     }
+}
+
+/// One performer that ``Scheduler/recreatePerformers(of:)`` would replace, and the plans it would give the new one
+/// (``Scheduler/recreationOutline(of:)``).
+public struct PerformerRecreationOutline {
+    /// The performer's target.
+    public let target: Target
+    /// Its class, whose factory R43 calls.
+    public let performerClass: PerformerClass
+    /// The plans, in the order R43 gives them: the prepared and checked form it gives (`nil`: prepared again first,
+    /// so not known before), and the name for a named plan.
+    public let plans: [(plan: Plan?, name: String?)]
 }
 
 /// What ``Scheduler/recreatePerformers(of:)`` did (R43).
