@@ -151,12 +151,13 @@ extension PerformerContext {
         if let typedAdd = plans.typedAdd, let layout = plans.layout.resolvedIfPresent(host), let readFields = host.pointee.read {
             let count = plans.layout.names.count
             let performed = try withUnsafeTemporaryAllocation(of: motion_plan_field.self, capacity: count) { fields -> Bool in
-                fields.initialize(repeating: motion_plan_field())
+                // Not initialized here: `read` fills every member of every field it is asked for (motion/plans.h),
+                // and the fields are read only after it answered MOTION_OK.
                 guard readFields(handle, layout, fields.baseAddress, count) == MOTION_OK, PlanFields.isString(fields[0], typedAdd.type)
                 else { return false }
                 var cursor = 1  // after "type"
                 return try withUnsafeMutablePointer(to: &cursor) {
-                    try typedAdd.add(performer, PlanFields(fields: UnsafeBufferPointer(fields), names: plans.layout.names, cursor: $0), name)
+                    try typedAdd.add(performer, PlanFields(fields: UnsafeBufferPointer(fields), layout: plans.layout, cursor: $0), name)
                 }
             }
             if performed { return }
@@ -183,7 +184,7 @@ extension PerformerContext {
                 do {
                     return .success(
                         try withUnsafeMutablePointer(to: &cursor) {
-                            try planType.init(fields: PlanFields(fields: UnsafeBufferPointer(fields), names: layout.names, cursor: $0))
+                            try planType.init(fields: PlanFields(fields: UnsafeBufferPointer(fields), layout: layout, cursor: $0))
                         })
                 } catch is PlanFieldsFallback {
                     return nil
