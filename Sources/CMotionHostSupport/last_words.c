@@ -18,6 +18,7 @@
 
 _Thread_local cmotionhost_call_mark cmotionhost_thread_mark = {NULL, NULL, -1, 0};
 _Thread_local void *cmotionhost_thread_log_route = NULL;
+_Thread_local void *cmotionhost_thread_plans_stack = NULL;
 
 /* MARK: Text without allocation */
 
