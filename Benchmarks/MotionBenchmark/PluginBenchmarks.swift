@@ -120,21 +120,63 @@ struct PluginBenchmarks {
 
     /// Plans per second committed to existing performers of `registry`, one plan per transaction, plans
     /// cycling over 100 targets (manifest validation, JSON across the boundary, the plugin's parsing).
-    static func plansPerSecond(registry: any PerformerRegistry, plans: Int = 100_000, plan: (Int) -> Plan) throws -> Double {
+    /// - Parameter reportsRuns: whether to write each timed run's wall-clock and CPU time (the thread's
+    ///   `CLOCK_THREAD_CPUTIME_ID`) and its involuntary context switches to standard error: on this shared machine a run
+    ///   whose wall time is far above its CPU time shared its core with another process.
+    static func plansPerSecond(registry: any PerformerRegistry, plans: Int = 100_000, reportsRuns: Bool = false, plan: (Int) -> Plan) throws
+        -> Double
+    {
         let scene = Scene()
         for i in 0..<100 { scene.addTarget(TargetID("t\(i)"), properties: ["x": 0, "level": 0]) }
         let scheduler = Scheduler(scene: scene, registry: registry)
         let targets = (0..<100).map { TargetID("t\($0)") }
         var time = 0.0
+        var run = 0
         let seconds = try medianSeconds(runs: 5) {
+            let cpuStart = threadCPUSeconds()
+            let switchesStart = involuntaryContextSwitches()
+            let start = DispatchTime.now().uptimeNanoseconds
             for i in 0..<plans {
                 try scheduler.commit(Transaction([.add(plan(i), target: targets[i % 100])]))
             }
             time += 10
             scheduler.advanceFrame(to: time)  // lets performers finish and drop what they accumulated
             scheduler.advanceFrame(to: time + 10)
+            if reportsRuns {
+                let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                let cpu = threadCPUSeconds() - cpuStart
+                let line = String(
+                    format: "%@ run: %.0f plans/s by wall time (%.3f s), %.0f by CPU time (%.3f s), %d involuntary context switches, CPU %d\n",
+                    run == 0 ? "warm-up" : "timed \(run)", Double(plans) / wall, wall, Double(plans) / cpu, cpu,
+                    involuntaryContextSwitches() - switchesStart, lastCPU())
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+            run += 1
         }
         return Double(plans) / seconds
+    }
+
+    /// The calling thread's CPU time in seconds (`CLOCK_THREAD_CPUTIME_ID`).
+    static func threadCPUSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    /// The CPU the calling thread last ran on (`/proc/thread-self/stat`'s field 39; `sched_getcpu` is a GNU extension
+    /// the Glibc module does not import), -1 if unreadable.
+    static func lastCPU() -> Int {
+        guard let stat = try? String(contentsOfFile: "/proc/thread-self/stat", encoding: .utf8), let close = stat.lastIndex(of: ")")
+        else { return -1 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 36 ? Int(fields[36]) ?? -1 : -1
+    }
+
+    /// The calling thread's involuntary context switches so far (`getrusage(RUSAGE_THREAD)`'s `ru_nivcsw`).
+    static func involuntaryContextSwitches() -> Int {
+        var usage = rusage()
+        getrusage(__rusage_who_t(1), &usage)  // RUSAGE_THREAD, which Glibc's module does not import (a GNU extension)
+        return usage.ru_nivcsw
     }
 
     /// Seconds for one library's trust checks, `dlopen`, entry and ABI check, in this (fresh) process.

@@ -81,7 +81,7 @@ if (2...4).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "-
     host.pluginTimeout = nil
     let count = options.compactMap { Int($0) }.first ?? 100_000
     print(
-        try PluginBenchmarks.plansPerSecond(registry: host, plans: count) {
+        try PluginBenchmarks.plansPerSecond(registry: host, plans: count, reportsRuns: true) {
             Plan(type: "Tween", fields: ["property": "x", "to": [.number(Double($0 % 7))], "duration": 0.5])
         })
     // Where an isolated round trip's time went, on standard error: each side's waits for the other's messages.

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 _Thread_local cmotionhost_call_mark cmotionhost_thread_mark = {NULL, NULL, -1, 0};
+_Thread_local void *cmotionhost_thread_log_route = NULL;
+_Thread_local void *cmotionhost_thread_plans_stack = NULL;
 
 /* MARK: Text without allocation */
 

@@ -53,6 +53,38 @@ struct PlansByHandleTests {
         #expect(FakePlans.jsonCalls.load(ordering: .relaxed) - jsonCalls == (json.contains("4,5,6") ? 1 : 0))
     }
 
+    /// The SDK makes a string field's `String` once while its bytes repeat (`PlanLayout.keptString`, for the thread
+    /// that read the class's first plan): a change of bytes, of length, past 16 bytes or onto another thread is still
+    /// read as given, by handle as by JSON.
+    @Test func aStringReadByHandleFollowsEveryChangeOfItsBytes() throws {
+        let texts = [
+            "x", "x", "y", "ab", "ac", "ac", "", "", "0123456789abcdef", "0123456789abcdeg", "0123456789abcdefg",
+            "0123456789abcdefh", "é", "e\u{301}", "\u{1F600}", "x",
+        ]
+        // The suite's plugin is used on one thread at a time here (the other thread runs while this one waits).
+        nonisolated(unsafe) let suite = self
+        @Sendable func check(_ texts: [String]) throws -> [String] {
+            try texts.map { text in
+                let json = suite.canonical(["type": "ReadingProbe", "text": text, "number": 1, "flag": true, "vector": []] as [String: Any])
+                let (status, message, plan) = try suite.add(json, to: "ReadingProbePerformer", byHandle: true)
+                #expect(status == MOTION_OK, "\(message)")
+                let echoed = try #require(plan.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+                return try #require(echoed["text"] as? String)
+            }
+        }
+        #expect(try check(texts) == texts)
+        // On another thread, which makes its own strings.
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var elsewhere: Result<[String], any Error> = .success([])
+        let thread = Thread {
+            elsewhere = Result { try check(texts.reversed()) }
+            done.signal()
+        }
+        thread.start()
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(try elsewhere.get() == texts.reversed())
+    }
+
     @Test(arguments: [
         (#"{"type":"ReadingProbe","text":7,"number":1,"flag":true,"vector":[]}"#, "text: expected String, found a number."),
         (#"{"type":"ReadingProbe","text":"t","flag":true,"vector":[]}"#, "number"),

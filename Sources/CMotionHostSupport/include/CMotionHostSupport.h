@@ -91,6 +91,36 @@ static inline int64_t cmotionhost_current_frame(void) {
     return __atomic_load_n(&cmotionhost_thread_mark.frame, __ATOMIC_RELAXED);
 }
 
+/* MARK: Log routes */
+
+/** This thread's log route (MotionHost's PluginLogRoute, unretained), or NULL. Why here: a `_Thread_local` is read
+ * and written with no call, where pthread_getspecific and two pthread_setspecific cost about 70 instructions per
+ * call into a plugin. Use the functions below, not the variable. */
+extern _Thread_local void *cmotionhost_thread_log_route;
+
+/** Makes `route` this thread's log route; returns the one it replaces (calls nest). */
+static inline void *cmotionhost_exchange_log_route(void *route) {
+    void *outer = cmotionhost_thread_log_route;
+    cmotionhost_thread_log_route = route;
+    return outer;
+}
+
+/** This thread's log route, or NULL. */
+static inline void *cmotionhost_current_log_route(void) { return cmotionhost_thread_log_route; }
+
+/* MARK: Plans in flight */
+
+/** This thread's stack of plans in flight (MotionHost's PlansInFlight.ThreadStack, owned by a pthread key whose
+ * destructor releases it at the thread's end and clears this), or NULL. Why here: read with no call, where
+ * pthread_getspecific (and the lazy key's swift_once) cost about 60 instructions per plan handed over. */
+extern _Thread_local void *cmotionhost_thread_plans_stack;
+
+/** This thread's stack of plans in flight, or NULL. */
+static inline void *cmotionhost_current_plans_stack(void) { return cmotionhost_thread_plans_stack; }
+
+/** Sets this thread's stack of plans in flight (NULL: none). */
+static inline void cmotionhost_set_plans_stack(void *stack) { cmotionhost_thread_plans_stack = stack; }
+
 /* MARK: Fatal signals */
 
 /** Installs the handler for SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT and SIGTRAP (SA_SIGINFO, on an

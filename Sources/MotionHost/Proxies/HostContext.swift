@@ -1,4 +1,5 @@
 import CMotionABI
+import CMotionHostSupport
 import FoundationEssentials
 import Glibc
 import MotionCore
@@ -517,27 +518,19 @@ public enum PluginLog {
         return out
     }
 
-    /// The calling thread's route: the plugin call the host is making on it, if any.
-    private static let routeKey: pthread_key_t = {
-        var key = pthread_key_t()
-        precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed: no thread-specific key for plugin log lines")
-        return key
-    }()
-
-    /// Runs `body` (a call into a plugin) with `route` as the calling thread's route; the previous route
-    /// comes back afterwards (calls nest: a plugin's emission reaches another plugin).
+    /// Runs `body` (a call into a plugin) with `route` as the calling thread's route (a C `_Thread_local`,
+    /// `cmotionhost_exchange_log_route`: the plugin call the host is making on it); the previous route comes back
+    /// afterwards (calls nest: a plugin's emission reaches another plugin).
     @inline(__always)
     static func routing<R>(_ route: PluginLogRoute, _ body: () throws -> R) rethrows -> R {
-        let key = routeKey
-        let previous = pthread_getspecific(key)
-        pthread_setspecific(key, Unmanaged.passUnretained(route).toOpaque())
-        defer { pthread_setspecific(key, previous) }
+        let previous = cmotionhost_exchange_log_route(Unmanaged.passUnretained(route).toOpaque())
+        defer { cmotionhost_exchange_log_route(previous) }
         return try body()
     }
 
     static func write(_ level: Level, _ rawMessage: String) {
         let message = sanitized(rawMessage)
-        if let raw = pthread_getspecific(routeKey) {
+        if let raw = cmotionhost_current_log_route() {
             let route = Unmanaged<PluginLogRoute>.fromOpaque(raw).takeUnretainedValue()
             route.capture(level, message)
             if let sink = route.sink {

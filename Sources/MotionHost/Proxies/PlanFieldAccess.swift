@@ -1,4 +1,5 @@
 import CMotionABI
+import CMotionHostSupport
 import FoundationEssentials
 import Glibc
 import MotionCore
@@ -34,24 +35,29 @@ enum PlansInFlight {
         let keptFields = KeptFields()
     }
 
+    /// Owns each thread's stack: its destructor releases it when the thread ends. The stack is found through
+    /// `cmotionhost_current_plans_stack` (a C `_Thread_local`, read with no call), which the destructor clears.
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key) { pointer in
+            cmotionhost_set_plans_stack(nil)
             if let pointer { Unmanaged<ThreadStack>.fromOpaque(pointer).release() }
         }
         return key
     }()
 
     static var stack: ThreadStack {
-        if let pointer = pthread_getspecific(key) { return Unmanaged<ThreadStack>.fromOpaque(pointer).takeUnretainedValue() }
+        if let pointer = cmotionhost_current_plans_stack() { return Unmanaged<ThreadStack>.fromOpaque(pointer).takeUnretainedValue() }
         let stack = ThreadStack()
-        pthread_setspecific(key, Unmanaged.passRetained(stack).toOpaque())
+        let pointer = Unmanaged.passRetained(stack).toOpaque()
+        pthread_setspecific(key, pointer)
+        cmotionhost_set_plans_stack(pointer)
         return stack
     }
 
     /// This thread's stack, if it has one (no allocation).
     static var existingStack: ThreadStack? {
-        pthread_getspecific(key).map { Unmanaged<ThreadStack>.fromOpaque($0).takeUnretainedValue() }
+        cmotionhost_current_plans_stack().map { Unmanaged<ThreadStack>.fromOpaque($0).takeUnretainedValue() }
     }
 
     /// Runs `body` with `plan` registered as the plan in `bytes`.

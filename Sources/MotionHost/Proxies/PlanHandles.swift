@@ -165,20 +165,16 @@ private let hostPlanRead: @convention(c) (OpaquePointer?, motion_plan_layout, Un
     // The plan is read where it lies in the stack (a copy of the entry retained and released its type and both
     // parts of its payload, about 200 instructions a read).
     return stack.entries.withUnsafeBufferPointer { entries in
-        let (given, defaults) = entries[index].plan.completedParts
         // The plan's type and the defaults the manifest filled in come as fields made once per thread
         // (``KeptFields``), matching no names; a set of defaults beyond what it keeps is matched as the given fields
         // are.
+        let (given, defaults) = entries[index].plan.completedParts
         let kept = stack.keptFields
         let type = kept.typeField(entries[index].type)
         let isType = layout.pointee.isType
         for i in 0..<count { out[i] = isType[i] ? type : motion_plan_field() }
-        if let defaults {
-            if let fields = kept.fields(of: defaults, layout: layoutIndex, layout) {
-                for (i, field) in fields where i < count { out[i] = field }
-            } else {
-                for (key, value) in defaults.members { match(key, value, layout, out, count, texts) }
-            }
+        if let defaults, !kept.writeFields(of: defaults, layout: layoutIndex, layout, into: out, count: count) {
+            for (key, value) in defaults.members { match(key, value, layout, out, count, texts) }
         }
         // One pass over the plan's few given fields, each found among the layout's names by its bits
         // (``StringBits``), else byte for byte (as a C reader would; comparing two unequal Strings takes Swift's slow,
@@ -269,13 +265,23 @@ final class KeptFields {
         return types[lastType].field
     }
 
-    /// The fields `defaults` fills in of `layout`'s names, or `nil` when ``capacity`` sets are kept already.
+    /// Writes the fields `defaults` fills in of `layout`'s first `count` names into `out`; `false`, writing nothing,
+    /// when ``capacity`` sets are kept already. The kept fields are written where they lie (returned as an array, they
+    /// were retained and released per read).
     @inline(__always)
-    func fields(of defaults: PlanDefaults, layout: motion_plan_layout, _ names: UnsafePointer<PlanLayouts.Layout>) -> [(Int, motion_plan_field)]? {
-        if lastDefaults >= 0, self.defaults[lastDefaults].defaults === defaults, self.defaults[lastDefaults].layout == layout {
-            return self.defaults[lastDefaults].fields
+    func writeFields(
+        of defaults: PlanDefaults, layout: motion_plan_layout, _ names: UnsafePointer<PlanLayouts.Layout>,
+        into out: UnsafeMutablePointer<motion_plan_field>, count: Int
+    ) -> Bool {
+        if lastDefaults < 0 || self.defaults[lastDefaults].defaults !== defaults || self.defaults[lastDefaults].layout != layout {
+            guard newFields(of: defaults, layout: layout, names) != nil else { return false }
         }
-        return newFields(of: defaults, layout: layout, names)
+        self.defaults.withUnsafeBufferPointer { kept in
+            kept[lastDefaults].fields.withUnsafeBufferPointer { fields in
+                for (i, field) in fields where i < count { out[i] = field }
+            }
+        }
+        return true
     }
 
     private func newFields(of defaults: PlanDefaults, layout: motion_plan_layout, _ names: UnsafePointer<PlanLayouts.Layout>) -> [(

@@ -130,8 +130,9 @@ extension PerformerContext {
 struct TypedAdd: Sendable {
     /// The plan type's name.
     let type: String
-    /// Reads the plan and performs it: `false` when a field cannot be read this way (nothing was performed).
-    let add: @Sendable (any PluginPerformer, PlanFields, String?) throws -> Bool
+    /// Reads the plan and performs it on the performer (an `S`, borrowed): `false` when a field cannot be read this
+    /// way (nothing was performed).
+    let add: @Sendable (AnyObject, PlanFields, String?) throws -> Bool
 
     static func make<S: SinglePlanPerformer>(_ performer: S.Type) -> TypedAdd? {
         guard S.Plan.self is any PlanFieldReading.Type else { return nil }
@@ -151,12 +152,15 @@ extension PerformerContext {
         if let typedAdd = plans.typedAdd, let layout = plans.layout.resolvedIfPresent(host), let readFields = host.pointee.read {
             let count = plans.layout.names.count
             let performed = try withUnsafeTemporaryAllocation(of: motion_plan_field.self, capacity: count) { fields -> Bool in
-                fields.initialize(repeating: motion_plan_field())
+                // Not initialized here: `read` fills every member of every field it is asked for (motion/plans.h),
+                // and the fields are read only after it answered MOTION_OK.
                 guard readFields(handle, layout, fields.baseAddress, count) == MOTION_OK, PlanFields.isString(fields[0], typedAdd.type)
                 else { return false }
                 var cursor = 1  // after "type"
-                return try withUnsafeMutablePointer(to: &cursor) {
-                    try typedAdd.add(performer, PlanFields(fields: UnsafeBufferPointer(fields), names: plans.layout.names, cursor: $0), name)
+                return try withUnsafeMutablePointer(to: &cursor) { cursor in
+                    let planFields = PlanFields(fields: UnsafeBufferPointer(fields), layout: plans.layout, cursor: cursor)
+                    // The performer borrowed, not retained as an existential (``performer``) for the call.
+                    return try performerObject.unsafelyUnwrapped._withUnsafeGuaranteedRef { try typedAdd.add($0, planFields, name) }
                 }
             }
             if performed { return }
@@ -183,7 +187,7 @@ extension PerformerContext {
                 do {
                     return .success(
                         try withUnsafeMutablePointer(to: &cursor) {
-                            try planType.init(fields: PlanFields(fields: UnsafeBufferPointer(fields), names: layout.names, cursor: $0))
+                            try planType.init(fields: PlanFields(fields: UnsafeBufferPointer(fields), layout: layout, cursor: $0))
                         })
                 } catch is PlanFieldsFallback {
                     return nil
