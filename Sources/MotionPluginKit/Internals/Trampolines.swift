@@ -285,7 +285,8 @@ func sdkCreatePerformer(
 ) -> OpaquePointer? {
     // Writes queued during update_many (this call may be nested in one) reach the host before it returns.
     defer { PropertyWriteQueue.flushActive() }
-    guard let className, let targetName, let context else {
+    // The target's name is not kept: the context asks the host for it when needed (target_name).
+    guard let className, targetName != nil, let context else {
         motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "create_performer needs a class, a target and a context.")
         return nil
     }
@@ -303,15 +304,15 @@ func sdkCreatePerformer(
         return nil
     }
     let performerContext = PerformerContext(
-        plugin: plugin.identity, handle: ContextHandle(raw: context), targetName: String(cString: targetName),
-        plans: performerClass.plans)
+        group: ContextGroup.current(for: performerClass.plans, plugin: plugin.identity), handle: ContextHandle(raw: context))
     do {
         let performer = try performerClass.type.init(context: performerContext)
         performerContext.performerObject = Unmanaged.passRetained(performer)
         if let batch = performerClass.plans.batchRunner?.batchOf(performer) { BatchMembers.join(batch, performerContext) }
         return OpaquePointer(Unmanaged.passRetained(performerContext).toOpaque())
     } catch let thrown {
-        performerContext.invalidate()
+        var performerContext = performerContext
+        performerContext.invalidate(keepingTargetName: !isKnownUniquelyReferenced(&performerContext))
         _ = report(thrown, to: error)
         return nil
     }
@@ -323,13 +324,14 @@ func sdkDestroyPerformer(_ performer: OpaquePointer?) {
     guard let performer else { return }
     // Release the performer while its context is still live, so the performer's deinit may terminate tokens; then
     // invalidate the context and release it (a performer that kept it keeps it, invalidated).
-    let context = Unmanaged<PerformerContext>.fromOpaque(UnsafeRawPointer(performer)).takeRetainedValue()
+    var context = Unmanaged<PerformerContext>.fromOpaque(UnsafeRawPointer(performer)).takeRetainedValue()
     // Out of its batch's members first, while the performer (and so its batch) is alive.
     BatchMembers.leave(context)
     let object = context.performerObject
     context.performerObject = nil
     object?.release()
-    context.invalidate()
+    // A context that is still held (by a token, a plugin thread) keeps its target's name for its later log lines.
+    context.invalidate(keepingTargetName: !isKnownUniquelyReferenced(&context))
 }
 
 func sdkAddPlan(
