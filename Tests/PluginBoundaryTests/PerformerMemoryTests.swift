@@ -36,22 +36,32 @@ struct PerformerMemoryTests {
 
     /// The usable bytes of the heap block an object lives in (glibc's `malloc_usable_size`, which `<malloc.h>`
     /// declares and the Glibc module does not import): a block of 16·n bytes has 16·n − 8 usable.
-    static func blockBytes(_ object: AnyObject) -> Int {
+    static func blockBytes(_ object: AnyObject) -> Int { blockBytes(Unmanaged.passUnretained(object).toOpaque()) }
+
+    /// The usable bytes of the heap block at `address` (the start of a block `malloc` gave).
+    static func blockBytes(_ address: UnsafeMutableRawPointer) -> Int {
         typealias UsableSize = @convention(c) (UnsafeMutableRawPointer?) -> Int
         let usableSize = unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_usable_size")!, to: UsableSize.self)
-        return usableSize(Unmanaged.passUnretained(object).toOpaque())
+        return usableSize(address)
     }
 
     @Test(
-        "a running in-process TweenKit Tween's proxy takes at most 40 usable bytes (a 48-byte heap block) and its host context an 88-byte table entry, with no name copied and its token an id"
+        "a running in-process TweenKit Tween's proxy takes at most 24 usable bytes (a 32-byte heap block), its host context a 72-byte table entry whose group its plugin's performers on the scheduler share, and the SDK's record of it (the motion_performer *) at most 56 usable bytes, with no name copied and its token an id"
     )
     func inProcessPerformer() throws {
         try withTweenPerformers(isolated: false) { made in
             let performers = try made.map { try #require($0 as? EntryPerformer) }
-            #expect(Self.blockBytes(performers) <= 40)
+            // The proxy holds its context's handle alone (it was 40 bytes: the plugin and its performer too).
+            #expect(Self.blockBytes(performers) <= 24)
             // The context is a handle into the host's table (no heap block of its own; it was a 144-byte block).
             #expect(MemoryLayout<HostContext>.size == 8)
-            #expect(HostContext.entryBytes <= 88)
+            #expect(HostContext.entryBytes <= 72)
+            // The eight contexts share one group (plugin, scheduler thread, scene).
+            #expect(performers.allSatisfy { $0.context.groupIndex == performers[0].context.groupIndex })
+            #expect(performers.allSatisfy { $0.plugin === performers[0].plugin })
+            // The SDK's record of a performer, whose address is the plugin's motion_performer *: its context, 40
+            // bytes and the object's header (it was 104, a 112-byte block).
+            #expect(Self.blockBytes(UnsafeMutableRawPointer(performers[0].performer)) <= 56)
             // Its token is held by id: no 48-byte token object per running Tween.
             #expect(performers.allSatisfy { $0.context.heldTokenObjectCount == 0 })
             // The target's name is the target's own until the plugin asks for a C copy.
