@@ -62,6 +62,8 @@ struct HostContext: Hashable, Sendable {
     static let entryBytes = MemoryLayout<ContextEntry>.stride
     /// How many groups are in use (each shared by the contexts of one plugin on one scheduler).
     static var groupCount: Int { ContextTable.lock.withLock { _ in ContextTable.groupsInUse } }
+    /// How many group entries the process has made: the most groups that were ever in use at once.
+    static var madeGroupCount: Int { ContextTable.lock.withLock { _ in ContextTable.madeGroupCount } }
     /// The index of the context's group (the same for the contexts of one plugin's performers on one scheduler).
     var groupIndex: UInt32 { entry.pointee.group.load(ordering: .relaxed) }
     /// How many table entries the process has made: the most contexts that were ever live at once.
