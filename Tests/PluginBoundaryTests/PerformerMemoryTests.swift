@@ -85,6 +85,27 @@ struct PerformerMemoryTests {
     }
 }
 
+extension PerformerMemoryTests {
+    @Test("the host contexts of a declarative C class's performers on one scheduler share one group and one identity")
+    func declarativePerformersShareAGroup() throws {
+        let manifest = try PluginManifest.load(contentsOf: packageRoot.appendingPathComponent("manifests/cdeclarative.json"))
+        let host = PluginHost(
+            catalog: PluginCatalog(plugins: [manifest]), loader: LibraryLoader(extraLibraryDirectories: [productsDirectory]))
+        let recorder = RecordingRegistry(host)
+        let scene = Scene()
+        let targets = (0..<4).map { TargetID("lamp\($0)") }
+        for target in targets { scene.addTarget(target, properties: ["x": 0]) }
+        let scheduler = Scheduler(scene: scene, registry: recorder)
+        try scheduler.commit(
+            Transaction(targets.map { .add(Plan(type: "SetLevel", fields: ["property": "x", "level": 0.5]), target: $0) }))
+        let performers = try recorder.made.map { try #require($0 as? DeclarativePerformer) }
+        #expect(performers.count == 4)
+        #expect(performers.allSatisfy { $0.context.groupIndex == performers[0].context.groupIndex })
+        #expect(performers.allSatisfy { $0.context.identity === performers[0].context.identity })
+        withExtendedLifetime(scheduler) {}
+    }
+}
+
 /// A registry that makes its performers through another and keeps each one it made.
 private final class RecordingRegistry: PerformerRegistry {
     let inner: any PerformerRegistry
