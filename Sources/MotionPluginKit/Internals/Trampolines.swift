@@ -312,7 +312,10 @@ func sdkCreatePerformer(
         return OpaquePointer(Unmanaged.passRetained(performerContext).toOpaque())
     } catch let thrown {
         var performerContext = performerContext
-        performerContext.invalidate(keepingTargetName: !isKnownUniquelyReferenced(&performerContext))
+        // Asked first, in a statement of its own: a call on the variable copies it (a second reference) before its
+        // arguments are evaluated.
+        let isHeld = !isKnownUniquelyReferenced(&performerContext)
+        performerContext.invalidate(keepingTargetName: isHeld)
         _ = report(thrown, to: error)
         return nil
     }
@@ -330,8 +333,11 @@ func sdkDestroyPerformer(_ performer: OpaquePointer?) {
     let object = context.performerObject
     context.performerObject = nil
     object?.release()
-    // A context that is still held (by a token, a plugin thread) keeps its target's name for its later log lines.
-    context.invalidate(keepingTargetName: !isKnownUniquelyReferenced(&context))
+    // A context that is still held (by a token, a plugin thread) keeps its target's name for its later log lines. Asked
+    // first, in a statement of its own: a call on the variable copies it (a second reference) before its arguments are
+    // evaluated, and every context then kept its name (a host call and a copy per destroyed performer).
+    let isHeld = !isKnownUniquelyReferenced(&context)
+    context.invalidate(keepingTargetName: isHeld)
 }
 
 func sdkAddPlan(
