@@ -123,6 +123,30 @@ struct RecreationTests {
             ])
     }
 
+    @Test func theOutlineListsWhatRecreationWillCallInItsOrderAndChangesNothing() throws {  // R43
+        let f = Fixture()
+        try f.harness.commit {
+            $0.add(plan("Record", ["n": 1]), to: "b")
+            $0.add(plan("Record", ["n": 2]), named: "x", to: "a")
+            $0.add(plan("Record", ["n": 3]), named: "y", to: "a")
+            $0.add(plan("Record", ["n": 4]), named: "x", to: "a")
+            $0.removePlan(named: "y", from: "a")
+            $0.add(plan("RecordToo", ["n": 5]), to: "a")
+        }
+        f.log.reset()
+        let outline = f.scheduler.recreationOutline(of: [f.performerClass("Record")])
+        #expect(f.calls.isEmpty)
+        // In creation order (b first); each performer's held plans in order, named ones under their names, a removed
+        // name left out: what R43 gives the new performers, as it gives them.
+        #expect(outline.map(\.target.id.name) == ["b", "a"])
+        #expect(outline.map { $0.plans.map(\.name) } == [[nil], ["x", nil]])
+        #expect(outline[1].plans.compactMap(\.plan?.fields["n"]) == [4, 5])
+        f.performerClass("Record").preparationDidChange()
+        #expect(f.scheduler.recreationOutline(of: [f.performerClass("Record")])[0].plans.map { $0.plan == nil } == [true])
+        f.scheduler.recordsPlansForRecreation = false
+        #expect(f.scheduler.recreationOutline(of: [f.performerClass("Record")]).isEmpty)
+    }
+
     @Test func removedNamesAreNotReaddedAndAReplacedNameComesBackWithItsLatestPlan() throws {  // R43
         let f = Fixture()
         try f.harness.commit {

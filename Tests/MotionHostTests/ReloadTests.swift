@@ -28,9 +28,17 @@ struct ReloadableBuilds {
     /// - Parameters:
     ///   - offset: What the build adds to each plan's value.
     ///   - refuses: Whether its entry refuses to load.
-    func install(offset: Int, refuses: Bool = false) throws {
+    ///   - refusedTarget: A target the build makes no performer for (its `create_performer` fails).
+    ///   - crashTarget: A target the build aborts making a performer for.
+    ///   - hangTarget: A target the build never returns from making a performer for.
+    func install(offset: Int, refuses: Bool = false, refusedTarget: String? = nil, crashTarget: String? = nil, hangTarget: String? = nil)
+        throws
+    {
         let staged = plugins.appendingPathComponent(".libreloadable.so.tmp")
-        try Self.build(to: staged, flags: ["-DSTEP_OFFSET=\(offset)"] + (refuses ? ["-DREFUSE"] : []))
+        try Self.build(
+            to: staged,
+            flags: ["-DSTEP_OFFSET=\(offset)"] + (refuses ? ["-DREFUSE"] : []) + (refusedTarget.map { ["-DREFUSE_TARGET=\"\($0)\""] } ?? [])
+                + (crashTarget.map { ["-DCRASH_TARGET=\"\($0)\""] } ?? []) + (hangTarget.map { ["-DHANG_TARGET=\"\($0)\""] } ?? []))
         #expect(rename(staged.path, library.path) == 0)
     }
 

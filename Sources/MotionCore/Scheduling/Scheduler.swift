@@ -720,6 +720,27 @@ public final class Scheduler {
         return result
     }
 
+    /// What ``recreatePerformers(of:)`` would call, in its order, if called now with `classes`: for a host that sends
+    /// those calls to another process as one request (an isolated plugin's new sandbox, R43) and then answers R43's
+    /// calls from its reply. Each performer of the classes, in creation order, with its target, its class and the
+    /// plans R43 would give its new one again, in order (plain ones with `name` `nil`); a plan whose class's
+    /// preparation changed since its commit is `nil` (R43 prepares it again first). R43 makes every new performer
+    /// before it gives any of them a plan, and gives none to a performer it could not make. Changes nothing.
+    /// - Parameter classes: The performer classes, as ``recreatePerformers(of:)`` takes them.
+    /// - Returns: One outline per performer; empty when none, or when ``recordsPlansForRecreation`` is off.
+    public func recreationOutline(of classes: [PerformerClass]) -> [PerformerRecreationOutline] {
+        guard recordsPlansForRecreation else { return [] }
+        let ids = Set(classes.map { ObjectIdentifier($0) })
+        return records.indices.compactMap { index -> PerformerRecreationOutline? in
+            let performerClass = performerClasses[Int(records[index].performerClass)]
+            guard ids.contains(ObjectIdentifier(performerClass)) else { return nil }
+            let plans = (planLogs[Int32(index)]?.plans ?? []).map { entry in
+                (plan: entry.revision == performerClass.preparationRevision ? entry.prepared : nil, name: entry.name)
+            }
+            return PerformerRecreationOutline(target: scene.targets[Int(records[index].target)], performerClass: performerClass, plans: plans)
+        }
+    }
+
     /// The first half of ``recreatePerformers(of:)``: makes the new performers and puts them in the old ones'
     /// places. The old records are released when this returns (their performers destroyed), before any plan
     /// is re-added.
@@ -945,13 +966,23 @@ public final class Scheduler {
     }
 
     func tokenTerminated(_ id: UInt64, owner: PerformerKey) {
-        guard let index = record(of: owner), forget(id, of: index) != nil else {
+        guard let index = record(of: owner) else {
+            // The performer is gone (replaced, R43): it ended its tokens, and one taken that did not reach it was
+            // let go on arrival, so nothing will come to skip. One still being made may yet see its token arrive.
+            if creating?.key == owner { terminatedBeforeSeen.insert(id) }
+            return
+        }
+        guard forget(id, of: index) != nil else {
             // Generated on another thread and not yet seen here: skip it when it arrives.
             terminatedBeforeSeen.insert(id)
             return
         }
         ended(id, index: index)
     }
+
+    /// How many token ends wait for their token's arrival from another thread, to skip it (R36): zero once the
+    /// inbox is drained, whatever the performers did.
+    package var terminationsAwaitingTheirToken: Int { terminatedBeforeSeen.count }
 
     /// What follows the end of record `index`'s token `id`, forgotten already: the frame list's compaction
     /// (its last token), the trace, the activity (R29, R35).
@@ -991,6 +1022,7 @@ public final class Scheduler {
                 }
             case .tokenGenerated(let token, let owner): tokenGenerated(token, owner: owner)
             case .tokenTerminated(let id, let owner): tokenTerminated(id, owner: owner)
+            case .tokenTerminatedByID(let id, let owner): _ = terminateToken(id: id, owner: owner)
             }
         }
         return errors
@@ -1277,6 +1309,18 @@ struct PlanLog {
             if let name = entry?.name { namedIndex[name] = index }
         }
     }
+}
+
+/// One performer that ``Scheduler/recreatePerformers(of:)`` would replace, and the plans it would give the new one
+/// (``Scheduler/recreationOutline(of:)``).
+public struct PerformerRecreationOutline {
+    /// The performer's target.
+    public let target: Target
+    /// Its class, whose factory R43 calls.
+    public let performerClass: PerformerClass
+    /// The plans, in the order R43 gives them: the prepared and checked form it gives (`nil`: prepared again first,
+    /// so not known before), and the name for a named plan.
+    public let plans: [(plan: Plan?, name: String?)]
 }
 
 /// What ``Scheduler/recreatePerformers(of:)`` did (R43).

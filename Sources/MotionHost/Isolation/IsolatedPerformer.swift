@@ -47,17 +47,16 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
         isCreated = true
     }
 
-    /// `create_performer` in the sandbox.
+    /// `create_performer` in the sandbox (its answer taken from a recreation batch when one runs, R43).
     private static func create(plugin: IsolatedPlugin, member: Int, slot: UInt32, className: String, context: HostContext) throws(PluginError) {
-        let targetName = context.targetID
-        var out = WireWriter()
-        out.u32(slot)
-        out.u32(context.withScene { plugin.sceneKey(for: $0) })
-        out.string(className)
-        out.string(targetName)
-        out.u32(UInt32(member))
         let manifest = plugin.members[member].manifest
-        var reply = try Self.request(plugin, member, .create, "create_performer", out)
+        var reply: WireReader
+        if let batched = try plugin.batchedReply(.create, slot: slot, member: member) {
+            reply = batched
+        } else {
+            let out = context.withTarget { createRequest(plugin: plugin, member: member, slot: slot, className: className, target: $0) }
+            reply = try Self.request(plugin, member, .create, "create_performer", out)
+        }
         guard reply.bool() == true else {
             let status = reply.i32() ?? MOTION_ERR_INTERNAL
             let message = pluginMessage(reply.string() ?? "")
@@ -83,70 +82,96 @@ final class IsolatedPerformer: NamedPlanPerforming, ComposablePerforming, Batche
     func setEmitter(_ emitter: TransactionEmitter) { context.emitter = emitter }
     func setIsActiveTokenGenerator(_ generator: IsActiveTokenGenerator) { context.tokenGenerator = generator }
 
-    func addPlan(_ plan: Plan) throws {
-        if plugin.members[member].takesPlansByHandle {
-            // By handle (motion/plans.h), as ``EntryPerformer`` hands it over: the fields in binary, no JSON.
-            var out = WireWriter(capacity: 256)
-            out.u32(slot)
-            if out.plan(plan) {
-                prefetch(for: plan, into: &out)
-                return try check(try request(.addPlanByHandle, "add_plan", out), "add_plan", plan.type)
-            }
+    func addPlan(_ plan: Plan) throws { try give(plan, named: nil) }
+
+    func addPlan(_ plan: Plan, named name: String) throws { try give(plan, named: name) }
+
+    /// `add_plan` / `add_named_plan` in the sandbox; in a recreation batch (R43), the answer the batch gave.
+    private func give(_ plan: Plan, named name: String?) throws {
+        let call = name == nil ? "add_plan" : "add_named_plan"
+        if let reply = try plugin.batchedPlanReply(slot: slot, member: member, plan: plan, name: name) {
+            return try check(reply, call, plan.type)
         }
-        var buffer: [UInt8] = []
-        try plan.writeJSON(into: &buffer)
-        var out = WireWriter(capacity: buffer.count + 128)
-        out.u32(slot)
-        buffer.withUnsafeBytes { out.data($0) }
-        prefetch(for: plan, into: &out)
-        try check(try request(.addPlan, "add_plan", out), "add_plan", plan.type)
+        let byHandle = plugin.members[member].takesPlansByHandle
+        let (kind, out) = try context.withTarget { target in
+            Result { try Self.planRequest(plan, named: name, slot: slot, byHandle: byHandle, target: target) }
+        }.get()
+        try check(try request(kind, call, out), call, plan.type)
     }
 
-    func addPlan(_ plan: Plan, named name: String) throws {
-        if plugin.members[member].takesPlansByHandle {
-            var out = WireWriter(capacity: 256 + name.utf8.count)
+    /// The payload of `create` for a performer of `className` on `target` in `slot`, made by the plugin `member`.
+    static func createRequest(plugin: IsolatedPlugin, member: Int, slot: UInt32, className: String, target: Target) -> WireWriter {
+        var out = WireWriter()
+        out.u32(slot)
+        out.u32(plugin.sceneKey(for: target.scene))
+        out.string(className)
+        out.string(target.id.name)
+        out.u32(UInt32(member))
+        return out
+    }
+
+    /// The request that gives `plan` (named `name`, or a plain add) to the performer in `slot` on `target`: by handle
+    /// (motion/plans.h, the fields in binary, as ``EntryPerformer`` hands it over) when the plugin takes plans so and
+    /// the plan is not nested too deep for it, else as JSON; then the prefetched values (``prefetch(for:into:target:)``).
+    /// - Parameter withSlots: Whether the property slots of the prefetched values follow them (a recreation batch's
+    ///   call: the new performer's `slot()` calls are answered in the sandbox).
+    /// - Throws: The plan's JSON encoding error.
+    static func planRequest(_ plan: Plan, named name: String?, slot: UInt32, byHandle: Bool, target: Target, withSlots: Bool = false) throws
+        -> (SandboxMessageKind, WireWriter)
+    {
+        let nameBytes = name?.utf8.count ?? 0
+        if byHandle {
+            var out = WireWriter(capacity: 256 + nameBytes)
             out.u32(slot)
-            out.string(name)
+            if let name { out.string(name) }
             if out.plan(plan) {
-                prefetch(for: plan, into: &out)
-                return try check(try request(.addNamedPlanByHandle, "add_named_plan", out), "add_named_plan", plan.type)
+                prefetch(for: plan, into: &out, target: target, withSlots: withSlots)
+                return (name == nil ? .addPlanByHandle : .addNamedPlanByHandle, out)
             }
         }
         var buffer: [UInt8] = []
         try plan.writeJSON(into: &buffer)
-        var out = WireWriter(capacity: buffer.count + name.utf8.count + 128)
+        var out = WireWriter(capacity: buffer.count + nameBytes + 128)
         out.u32(slot)
-        out.string(name)
+        if let name { out.string(name) }
         buffer.withUnsafeBytes { out.data($0) }
-        prefetch(for: plan, into: &out)
-        try check(try request(.addNamedPlan, "add_named_plan", out), "add_named_plan", plan.type)
+        prefetch(for: plan, into: &out, target: target, withSlots: withSlots)
+        return (name == nil ? .addPlan : .addNamedPlan, out)
     }
 
     /// The target's current values of the properties the plan names (string fields such as a Tween's
     /// `"property"`), sent with the plan: a plugin that interns and reads them while it takes the plan (TweenKit
     /// checks a vector's length) is answered in its sandbox instead of by a round trip each. The sandbox keeps them
-    /// only until it next calls the host, and updates them with the plugin's own writes.
-    private func prefetch(for plan: Plan, into out: inout WireWriter) {
+    /// only until it next calls the host, and updates them with the plugin's own writes. With `withSlots`, the
+    /// properties' slots follow (a count, then property id and slot, 32 bits each): the host's `slot()` answer for a
+    /// property the target has, which never changes.
+    private static func prefetch(for plan: Plan, into out: inout WireWriter, target: Target, withSlots: Bool) {
         // One lookup of each string field in the scene's names and one read of the target: the count is patched in
         // after the entries (a name given twice is sent twice; the sandbox takes the first).
         let countOffset = out.bytes.count
         out.u32(0)
         var count: UInt32 = 0
+        var ids: [PropertyID] = []
         func add(_ value: JSONValue) {
-            guard case .string(let name) = value, let id = context.withScene({ $0.existingPropertyID(name) }),
-                let current = context.withTarget({ $0[id] })
-            else { return }
+            guard case .string(let name) = value, let id = target.scene.existingPropertyID(name), let current = target[id] else { return }
             out.string(name)
             out.i32(id.rawValue)
             out.u32(UInt32(current.count))
             for i in 0..<current.count { out.f64(current[i]) }
             count += 1
+            if withSlots { ids.append(id) }
         }
         // The fields as given and the defaults filled in, without merging them (``WireWriter/plan(_:)``).
         let (given, defaults) = plan.fieldParts
         for (_, value) in given { add(value) }
         for (_, value) in defaults { add(value) }
         out.bytes.withUnsafeMutableBytes { $0.storeBytes(of: count.littleEndian, toByteOffset: countOffset, as: UInt32.self) }
+        guard withSlots else { return }
+        out.u32(UInt32(ids.count))
+        for id in ids {
+            out.i32(id.rawValue)
+            out.i32(target.slot(for: id).rawValue)
+        }
     }
 
     func removePlan(named name: String) throws {

@@ -187,6 +187,14 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     /// are applied where they lie (``applyWrites(_:memory:)``).
     private let writes = UnsafeMutablePointer<motion_property_write>.allocate(
         capacity: SandboxSharedMemory.writeBytes / SandboxSharedMemory.idWriteSize)
+    /// R43's calls sent as one request and being answered (``SandboxRecreation``), or `nil`.
+    var recreation: SandboxRecreation?
+    /// The tokens the plugin took during recreation batches, by the sandbox's id (``BatchTokens``).
+    let batchTokens = ProcessLock(BatchTokens())
+    /// How many performer slots this sandbox has given (the next performer's slot).
+    var slotCount: Int { contexts.count }
+    /// Whether the sandbox process runs (it has not failed or been shut down).
+    var isRunning: Bool { process != nil }
 
     private final class WeakScene {
         weak var scene: Scene?
@@ -577,15 +585,15 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             if status == MOTION_OK { for i in 0..<Int(count) { out.f64(values[i]) } }
             try channel.send(.reply, out)
         default:
-            guard let out = try Self.serveThreadSafe(message, context: context) else { return }
+            guard let out = try Self.serveThreadSafe(message, context: context, tokens: batchTokens) else { return }
             try channel.send(.reply, out)
         }
     }
 
     /// The [thread-safe] calls, from either channel: the reply's payload, or `nil` for a log line (no reply).
-    private static func serveThreadSafe(_ message: SandboxMessage, context: (UInt32?) throws(ChannelFailure) -> HostContext) throws(ChannelFailure)
-        -> WireWriter?
-    {
+    private static func serveThreadSafe(
+        _ message: SandboxMessage, context: (UInt32?) throws(ChannelFailure) -> HostContext, tokens: ProcessLock<BatchTokens>
+    ) throws(ChannelFailure) -> WireWriter? {
         var input = message.payload
         let host = HostInterface.table.pointee
         var out = WireWriter()
@@ -617,7 +625,12 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
         case .tokenTerminate:
             let context = try context(input.u32())
             guard let token = input.u64() else { throw .malformed("token_terminate") }
-            out.i32(host.token_terminate(context.opaque, token))
+            // A token the sandbox gave during a recreation batch ends the scheduler's token taken for it.
+            guard let schedulerToken = tokens.withLock({ $0.schedulerID(terminating: token) }) else {
+                out.i32(MOTION_OK)
+                break
+            }
+            out.i32(host.token_terminate(context.opaque, schedulerToken))
         default:
             throw .malformed("a request of kind \(message.kind) from the sandbox")
         }
@@ -631,6 +644,7 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
     ) throws(ThreadStartFailure) {
         let shared = sharedContexts
         let died = diedOnItsOwn
+        let tokens = batchTokens
         try DetachedThread.start(name: "motion sandbox \(name)") {
             func context(_ slot: UInt32?) throws(ChannelFailure) -> HostContext {
                 guard let slot, let context = shared.withLock({ Int(slot) < $0.count ? $0[Int(slot)] : nil }) else {
@@ -641,7 +655,7 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             while true {
                 do {
                     let message = try channel.receive(timeout: nil)
-                    if let out = try IsolatedPlugin.serveThreadSafe(message, context: context) { try channel.send(.reply, out) }
+                    if let out = try IsolatedPlugin.serveThreadSafe(message, context: context, tokens: tokens) { try channel.send(.reply, out) }
                 } catch {
                     break
                 }
@@ -652,6 +666,166 @@ final class IsolatedPlugin: FrameBatch, @unchecked Sendable {
             system_close(channel.fd)
             // Its last touch of the shared memory: from here ``SandboxProcess/end()`` may unmap it.
             ended.signal()
+        }
+    }
+
+    // MARK: A recreation batch (SandboxRecreation)
+
+    /// Sends the batch's parts made and not sent yet, as many as ``SandboxRecreation/windowBytes`` allows (at least
+    /// one when none is in flight).
+    private func sendRecreationParts(_ process: SandboxProcess) throws(ChannelFailure) {
+        guard let batch = recreation else { return }
+        while batch.partsSent < batch.parts.count {
+            let part = batch.parts[batch.partsSent]
+            guard batch.bytesInFlight == 0 || batch.bytesInFlight + part.bytes.count <= SandboxRecreation.windowBytes else { return }
+            batch.partsSent += 1
+            batch.bytesInFlight += part.bytes.count
+            try process.requests.send(.recreate, part, timeout: timeout)
+        }
+    }
+
+    /// Sends what ``beginRecreation(_:member:)`` made of the batch so far, within the window.
+    func sendRecreationParts(member: Int) {
+        guard let process, recreation != nil else { return }
+        do throws(ChannelFailure) { try sendRecreationParts(process) } catch {
+            recreation = nil
+            fail(error, in: "create_performer (re-creating the performers, R43)", member: member)
+        }
+    }
+
+    /// The reply the recreation batch gave to R43's `create` of the performer in `slot`, or `nil` when no batch runs.
+    /// - Throws: ``PluginError`` `.sandboxFailed` when the sandbox failed meanwhile, or answered calls other than R43's.
+    func batchedReply(_ kind: SandboxMessageKind, slot: UInt32, member: Int) throws(PluginError) -> WireReader? {
+        guard recreation != nil else { return nil }
+        _ = try takeBatchedCall(slot: slot, plan: nil, name: nil, what: "create_performer", member: member)
+        let reply = try readBatchReply(what: "create_performer", member: member)
+        var peek = reply
+        if peek.bool() != true { recreation?.failedSlots.insert(slot) }
+        return reply
+    }
+
+    /// The reply the recreation batch gave to R43's plan `plan` (named `name`) for the performer in `slot`, or `nil`
+    /// when no batch runs.
+    /// - Throws: The plan's encoding error, as the call throws it alone; ``PluginError`` as
+    ///   ``batchedReply(_:slot:member:)`` throws it.
+    func batchedPlanReply(slot: UInt32, member: Int, plan: Plan, name: String?) throws -> WireReader? {
+        guard recreation != nil else { return nil }
+        let what = name == nil ? "add_plan" : "add_named_plan"
+        let call = try takeBatchedCall(slot: slot, plan: plan, name: name, what: what, member: member)
+        if let problem = call.problem { throw problem }
+        return try readBatchReply(what: what, member: member)
+    }
+
+    /// The batch's next call, checked to be the one R43 makes, and passed.
+    private func takeBatchedCall(slot: UInt32, plan: Plan?, name: String?, what: String, member: Int) throws(PluginError)
+        -> SandboxRecreation.Call
+    {
+        if failure != nil { throw error(forMember: member) }
+        guard let call = recreation?.nextCall(), call.slot == slot, (call.plan == nil) == (plan == nil), call.name == name,
+            plan == nil || call.plan == plan
+        else {
+            recreation = nil
+            throw fail(.malformed("answers to calls the host's re-creation did not make in that order"), in: what, member: member)
+        }
+        recreation?.position += 1
+        return call
+    }
+
+    private func readBatchReply(what: String, member: Int) throws(PluginError) -> WireReader {
+        let result: Result<WireReader?, PluginError> = PluginLog.routing(logRoute) {
+            do throws(PluginError) { return .success(try readBatchEntries(untilReply: true, what: what, member: member)) } catch {
+                return .failure(error)
+            }
+        }
+        guard let reply = try result.get() else { throw fail(.malformed("no reply to a call of the re-creation"), in: what, member: member) }
+        return reply
+    }
+
+    /// Reads what the sandbox sent in order, serving its requests and taking the tokens it listed, until the next
+    /// call's reply (`untilReply`), or until the batch's last part has ended.
+    private func readBatchEntries(untilReply: Bool, what: String, member: Int) throws(PluginError) -> WireReader? {
+        guard let process else { throw fail(.closed, in: what, member: member) }
+        do throws(ChannelFailure) {
+            while true {
+                guard let batch = recreation else { return nil }
+                if batch.entryIndex < batch.entries.count {
+                    let entry = batch.entries[batch.entryIndex]
+                    batch.entryIndex += 1
+                    switch entry {
+                    case .token(let slot, let id):
+                        guard Int(slot) < contexts.count else { throw ChannelFailure.malformed("a token for a performer the host never made") }
+                        takeBatchToken(id, context: contexts[Int(slot)])
+                        continue
+                    case .reply(let reply):
+                        guard untilReply else { throw ChannelFailure.malformed("a reply to a call the host's re-creation did not make") }
+                        return reply
+                    }
+                }
+                batch.entries.removeAll(keepingCapacity: true)
+                batch.entryIndex = 0
+                if !untilReply, batch.partsEnded == batch.parts.count { return nil }
+                let message = try process.requests.receive(timeout: timeout)
+                try applyWrites(message.pendingWriteBytes, memory: process.memory)
+                switch message.kind {
+                case .recreateResults:
+                    var payload = message.payload
+                    guard let count = payload.u32() else { throw ChannelFailure.malformed("recreate results") }
+                    for _ in 0..<count {
+                        switch payload.bool() {
+                        case false?:
+                            guard let bytes = payload.data() else { throw ChannelFailure.malformed("recreate results") }
+                            batch.entries.append(.reply(WireReader(Array(bytes))))
+                        case true?:
+                            guard let slot = payload.u32(), let id = payload.u64(), id & RecreationBatch.tokenBit != 0 else {
+                                throw ChannelFailure.malformed("recreate results")
+                            }
+                            batch.entries.append(.token(slot: slot, id: id))
+                        case nil: throw ChannelFailure.malformed("recreate results")
+                        }
+                    }
+                case .reply:
+                    guard batch.partsEnded < batch.partsSent else { throw ChannelFailure.malformed("a reply to no request") }
+                    batch.bytesInFlight -= batch.parts[batch.partsEnded].bytes.count
+                    batch.partsEnded += 1
+                    if batch.partsEnded == batch.parts.count {
+                        if untilReply { throw ChannelFailure.malformed("the end of the re-creation before every call's reply") }
+                        return nil
+                    }
+                    try sendRecreationParts(process)
+                default:
+                    try serve(message, channel: process.requests)
+                }
+            }
+        } catch {
+            recreation = nil
+            throw fail(error, in: what, member: member)
+        }
+    }
+
+    /// The scheduler's token for one the sandbox gave during the batch (ended at once if the plugin terminated it
+    /// already from a thread of its own).
+    private func takeBatchToken(_ id: UInt64, context: HostContext) {
+        let token = context.generateToken() ?? 0
+        let terminated = batchTokens.withLock { tokens in
+            tokens.ids[id] = token
+            return tokens.terminatedEarly.remove(id) != nil
+        }
+        if terminated, token != 0 { _ = context.terminateToken(token) }
+    }
+
+    /// Ends a recreation batch after R43: reads the rest of what the sandbox sent for it. A batch R43 did not use up
+    /// (it made fewer calls than the outline said, which it never does) fails the sandbox, whose performers then
+    /// differ from the host's.
+    func endRecreation(member: Int) {
+        guard let batch = recreation else { return }
+        defer { recreation = nil }
+        guard failure == nil else { return }
+        if batch.nextCall() != nil {
+            fail(.malformed("answers to calls the host's re-creation did not make"), in: "create_performer", member: member)
+            return
+        }
+        PluginLog.routing(logRoute) {
+            do throws(PluginError) { _ = try readBatchEntries(untilReply: false, what: "create_performer", member: member) } catch {}
         }
     }
 

@@ -130,6 +130,8 @@ private final class Server: @unchecked Sendable {
     /// with the plugin's own writes. `count` 0: the target has no value.
     var prefetched: [(slot: UInt32, id: motion_property_id, count: UInt32, values: (Double, Double, Double, Double))] = []
     let members = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: SandboxSharedMemory.memberCapacity)
+    /// The `recreate` batch being made (from its first part to its last), or `nil`.
+    var batch: RecreationBatch?
 
     init(memory: SandboxSharedMemory) {
         self.memory = memory
@@ -158,8 +160,22 @@ private final class Server: @unchecked Sendable {
         exit(70)
     }
 
-    /// Sends a message to the host on the serving thread, with the queued writes before it.
+    /// Sends a message to the host on the serving thread, with the queued writes before it. In a `recreate` batch, the
+    /// reply of the call being made is kept for the batch's results instead, and the results kept so far go first.
     func send(_ kind: SandboxMessageKind, _ payload: WireWriter = WireWriter()) {
+        if let batch, batch.nesting == 0 {
+            if kind == .reply, batch.isInCall {
+                batch.isInCall = false
+                // The call's writes reach the host before its end does, as in process.
+                if pendingWriteBytes > 0 { _ = call(.flushWrites, WireWriter()) }
+                batch.addResult(payload)
+                return
+            }
+            // One-way messages carry no writes: this side goes on at once and would overwrite them before the host
+            // applied them (the host reads messages as R43 gets to them).
+            if (kind == .log || kind == .contextLog), pendingWriteBytes > 0 { _ = call(.flushWrites, WireWriter()) }
+            flushResults()
+        }
         let pending = pendingWriteBytes
         pendingWriteBytes = 0
         if !prefetched.isEmpty { prefetched.removeAll(keepingCapacity: true) }
@@ -173,8 +189,46 @@ private final class Server: @unchecked Sendable {
             let message: SandboxMessage
             do { message = try requests.receive(timeout: nil) } catch { exit(0) }
             if message.kind == .reply { return message.payload }
+            // A request of the host's made while it answers this one is answered at once, not kept for a batch.
+            batch?.nesting += 1
             handle(message)
+            batch?.nesting -= 1
         }
+    }
+
+    // MARK: A recreation batch (R43 in one request)
+
+    /// Sends the batch's results kept so far, if any, as one `recreateResults` message (which carries no writes).
+    func flushResults() {
+        guard let batch, batch.count > 0 else { return }
+        var out = WireWriter(capacity: batch.results.bytes.count + 4)
+        out.u32(UInt32(batch.count))
+        out.bytes += batch.results.bytes
+        batch.clearResults()
+        do { try requests.send(.recreateResults, pendingWriteBytes: 0, out) } catch { exit(0) }
+    }
+
+    /// One part of a `recreate` request: each call made as it is made alone, its reply kept; a performer whose
+    /// `create` failed in the batch gets none of its plans (R43 gives it none); then the results and the part's reply.
+    func recreate(_ input: inout WireReader) {
+        guard let isLast = input.bool(), let count = input.u32() else { quit("a malformed recreate request") }
+        let batch = self.batch ?? RecreationBatch()
+        self.batch = batch
+        for _ in 0..<count {
+            guard let rawKind = input.u32(), let kind = SandboxMessageKind(rawValue: rawKind), RecreationBatch.callKinds.contains(kind),
+                let payload = input.data()
+            else { quit("a malformed recreate request") }
+            let item = WireReader(Array(payload))
+            var peek = item
+            if kind != .create, let slot = peek.u32(), batch.failedSlots.contains(slot) { continue }
+            batch.isInCall = true
+            handle(SandboxMessage(kind: kind, pendingWriteBytes: 0, payload: item))
+            if batch.isInCall { quit("a call of a recreate request gave no reply") }
+            if batch.results.bytes.count >= RecreationBatch.resultBytesPerMessage { flushResults() }
+        }
+        flushResults()
+        if isLast { self.batch = nil }
+        send(.reply)
     }
 
     /// A request to the host from one of the plugin's own threads (one at a time, over the second channel).
@@ -231,7 +285,17 @@ private final class Server: @unchecked Sendable {
                 for i in 0..<Int(components) { raw.storeBytes(of: input.f64() ?? 0, toByteOffset: 8 * i, as: Double.self) }
             }
             if !scene.isKnown(id) { scene.remember(name, id) }
+            // In a batch, a value the plugin wrote since the host read it is asked for again.
+            if let batch, batch.hasWrittenBySlot || batch.writtenProperties.contains(id) { continue }
             prefetched.append((slot, id, components, values))
+        }
+        // A batch's call gives the slots of those properties too (motion/slots.h's slot(), as the host would answer).
+        guard let slotCount = input.u32() else { return }
+        let context = contexts[Int(slot)]
+        for _ in 0..<slotCount {
+            guard let property = input.i32(), let propertySlot = input.i32(), propertySlot >= 0 else { quit("a malformed plan request") }
+            context.propertySlots[property] = propertySlot
+            scene.rememberSlot(propertySlot)
         }
     }
 
@@ -313,6 +377,7 @@ private final class Server: @unchecked Sendable {
             }
             send(.reply)
         case .updateMany: updateMany(&input)
+        case .recreate: recreate(&input)
         case .update:
             let slot = input.u32()
             let performer = performer(slot)
@@ -469,6 +534,7 @@ private final class Server: @unchecked Sendable {
         var out = WireWriter()
         out.bool(created != nil)
         if created == nil {
+            batch?.failedSlots.insert(slot)
             context.live.store(false, ordering: .releasing)
             out.i32(error.status)
             out.string(Self.text(of: error))
@@ -495,6 +561,7 @@ private final class Server: @unchecked Sendable {
     @inline(__always)
     func queue(slot: UInt32, property: motion_property_id, values: UnsafePointer<Double>, count: UInt32) {
         if !prefetched.isEmpty { dropPrefetched(property: property) }
+        batch?.writtenProperties.insert(property)
         if pendingWriteBytes + SandboxSharedMemory.idWriteSize > SandboxSharedMemory.writeBytes {
             _ = call(.flushWrites, WireWriter())
         }
@@ -510,6 +577,7 @@ private final class Server: @unchecked Sendable {
     /// handing the queue over first when it would not fit; a batch larger than the whole queue goes in parts.
     func queueSlots(slot: UInt32, _ writes: UnsafePointer<motion_slot_write>, _ count: Int, _ values: UnsafePointer<Double>) {
         if !prefetched.isEmpty { prefetched.removeAll(keepingCapacity: true) }
+        batch?.hasWrittenBySlot = true
         var first = 0
         var valueOffset = 0
         while first < count {
@@ -578,6 +646,7 @@ private final class Server: @unchecked Sendable {
                 queue(slot: context.slot, property: id, values: values, count: count)
                 return MOTION_OK
             }
+            batch?.writtenProperties.insert(id)
             var out = WireWriter()
             out.u32(context.slot)
             out.i32(id)
@@ -755,6 +824,12 @@ private let sandboxTokenGenerate: @convention(c) (OpaquePointer?, UnsafeMutableP
         tokenOut.pointee = 0
         return MOTION_ERR_SCHEDULER_GONE
     }
+    // In a recreate batch, the token is the sandbox's own id, and the host takes the scheduler's for it when it reads
+    // the batch's results, in their order (``SandboxRecreation``): no round trip per performer.
+    if server.isOnSchedulerThread, let batch = server.batch, batch.nesting == 0 {
+        tokenOut.pointee = batch.addToken(slot: context.slot)
+        return MOTION_OK
+    }
     var out = WireWriter()
     out.u32(context.slot)
     guard var reply = forward(.tokenGenerate, out), let status = reply.i32(), let token = reply.u64() else {
@@ -863,4 +938,54 @@ extension SandboxContext {
         pointer.pointee = 0
         return pointer
     }()
+}
+
+/// The sandbox's side of a `recreate` batch (``SandboxMessageKind/recreate``): the replies of its calls and the tokens
+/// its plugin took, kept in order until they are sent (``SandboxMessageKind/recreateResults``).
+final class RecreationBatch {
+    /// The kinds of call a batch holds.
+    static let callKinds: Set<SandboxMessageKind> = [.create, .addPlan, .addNamedPlan, .addPlanByHandle, .addNamedPlanByHandle]
+    /// Results are sent once they reach this many bytes (a few hundred calls: the host uses them while the sandbox
+    /// makes the next ones), and before any other message.
+    static let resultBytesPerMessage = 4 << 10
+    /// Bit 63: a token id the sandbox gave during a batch (the scheduler's never reach it); the host keeps the
+    /// scheduler's id for each (``SandboxRecreation``).
+    static let tokenBit: UInt64 = 1 << 63
+
+    private(set) var results = WireWriter(capacity: resultBytesPerMessage + 4096)
+    private(set) var count = 0
+    /// Whether a call of the batch is being made (its reply is kept, not sent).
+    var isInCall = false
+    /// How deep the host's own requests, made while it answers one of the sandbox's, are nested (answered at once).
+    var nesting = 0
+    /// The performers whose `create` failed in this batch: their plans are not given.
+    var failedSlots: Set<UInt32> = []
+    /// The property ids the plugin wrote by id during the batch, and whether it wrote by slot: the values the host
+    /// read for later calls before the batch are stale for those, and asked for again.
+    var writtenProperties: Set<motion_property_id> = []
+    var hasWrittenBySlot = false
+    /// The next token id the sandbox gives (within the process, with ``tokenBit``).
+    nonisolated(unsafe) private static var nextToken: UInt64 = 1
+
+    func addResult(_ reply: WireWriter) {
+        results.bytes.append(0)
+        reply.bytes.withUnsafeBytes { results.data($0) }
+        count += 1
+    }
+
+    /// A token id for a `token_generate` of the performer in `slot`, recorded for the host.
+    func addToken(slot: UInt32) -> motion_token {
+        let token = Self.tokenBit | Self.nextToken
+        Self.nextToken += 1
+        results.bytes.append(1)
+        results.u32(slot)
+        results.u64(token)
+        count += 1
+        return token
+    }
+
+    func clearResults() {
+        results.bytes.removeAll(keepingCapacity: true)
+        count = 0
+    }
 }

@@ -10,6 +10,10 @@ import MotionCore
 /// the sandbox's requests carry the calls of `motion_host_v1` the plugin makes. Every request but a log line
 /// is answered by one ``reply``; while a side waits for its reply it serves the other side's requests, so
 /// calls nest as they do in process (an emission from `add_plan` reaching another performer of the plugin).
+/// The one exception is ``recreate``: many calls in one request, whose replies come back in ``recreateResults``
+/// messages (not answered) before the request's own ``reply``; the sandbox sends them before any other message of
+/// its own, so everything it sends stays in the order it did it (``SandboxRecreation``). Such one-way messages carry
+/// no queued property writes (the sandbox goes on at once and would overwrite them).
 enum SandboxMessageKind: UInt32 {
     // The host's requests.
     case load = 1, create, addPlan, addNamedPlan, removeNamedPlan, destroy, updateMany, update, receiveSample
@@ -17,10 +21,22 @@ enum SandboxMessageKind: UInt32 {
     /// the plan's type and fields in the wire's binary form (``WireWriter/plan(_:)``), no JSON; the sandbox hands them
     /// to the plugin by handle and answers its `motion.plans/1` calls from them, as the in-process host does.
     case addPlanByHandle = 10, addNamedPlanByHandle
+    /// R43's calls to a new sandbox in one request (a reload or restart re-creating an isolated plugin's performers,
+    /// ``SandboxRecreation``): a flag saying whether it is the last part, the number of calls, then each call's kind
+    /// (`create` or one of the four plan adds) and payload (a byte run: the payload that call has alone). The
+    /// sandbox makes them in order as it makes them alone, and gives a performer whose `create` failed none of its
+    /// plans; each call's reply is kept and sent with the others in ``recreateResults`` messages, which the host reads
+    /// as R43 makes the calls. The part itself is answered by one ``reply`` after its last call's result.
+    case recreate = 12
     // The sandbox's requests (the plugin calling the host).
     case log = 20, contextLog, emit, tokenGenerate, tokenTerminate, propertyID, getProperty, setProperty, flushWrites, propertySlot
     /// The answer to the request being waited for.
     case reply = 100
+    /// From the sandbox during a ``recreate`` request, not answered: what its calls gave so far, in order (the
+    /// number of entries, then each entry: tag 0 and a call's reply payload as a byte run, or tag 1, a performer slot
+    /// and a token id, for a `token_generate` the plugin made then, ``SandboxRecreation``). Sent before any other
+    /// message of the sandbox's, so the host reads everything the sandbox did in the order it did it.
+    case recreateResults = 101
 }
 
 /// A received message: its kind, how many bytes of queued property writes precede it in shared memory (from the

@@ -75,8 +75,18 @@ extension PluginHost {
         for case .isolated(let old)? in running where !replaced.contains(where: { $0 === old }) { replaced.append(old) }
         for old in replaced { old.isBeingReplaced = true }
         var recreations: [String: PerformerRecreation] = [:]
-        do {
-            for id in ids { recreations[id] = try scheduler.recreatePerformers(of: performerClasses(ofPlugin: id)) }
+        do throws(CommitError) {
+            for id in ids {
+                let classes = performerClasses(ofPlugin: id)
+                // R43's calls to the new sandbox go as one request, answered as R43 makes them (SandboxRecreation).
+                let member = fresh.member(of: id)
+                let isBatched = member.map { fresh.beginRecreation(scheduler.recreationOutline(of: classes), member: $0) } ?? false
+                do throws(CommitError) { recreations[id] = try scheduler.recreatePerformers(of: classes) } catch {
+                    fresh.abandonRecreation()
+                    throw error
+                }
+                if isBatched, let member { fresh.endRecreation(member: member) }
+            }
             retiredPlugins += replaced
             endRetiredSandboxes(inBackground: endingReplacedInBackground)
             return recreations

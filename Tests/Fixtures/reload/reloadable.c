@@ -1,5 +1,5 @@
-// A fixture for hot reload: one entry plugin built in variants by the tests (cc -DSTEP_OFFSET=N, -DREFUSE),
-// so that a rebuilt library can be put in place of the running one. Plan "Step" {property, value}: the
+// A fixture for hot reload: one entry plugin built in variants by the tests (cc -DSTEP_OFFSET=N, -DREFUSE,
+// -DREFUSE_TARGET='"t1"', -DCRASH_TARGET, -DHANG_TARGET), so that a rebuilt library can be put in place of the running one. Plan "Step" {property, value}: the
 // performer remembers each plan it holds (plain ones, and named ones by name) and, every frame, sets each
 // plan's property to value + STEP_OFFSET: the values in the timeline say which build is running and which
 // plans it holds. It holds one is-active token from its first plan until it is destroyed.
@@ -32,6 +32,23 @@ typedef struct stepper {
 static motion_performer *create(const char *class_name, const char *target, motion_host_context *ctx,
                                 motion_error *error) {
     (void)target;
+#ifdef REFUSE_TARGET
+    /* -DREFUSE_TARGET='"t1"': this build cannot make a performer for that target. */
+    if (strcmp(target, REFUSE_TARGET) == 0) {
+        motion_error_set(error, MOTION_ERR_INTERNAL, "this build makes no performer for " REFUSE_TARGET);
+        return NULL;
+    }
+#endif
+#ifdef CRASH_TARGET
+    /* -DCRASH_TARGET='"t1"': this build aborts making a performer for that target. */
+    if (strcmp(target, CRASH_TARGET) == 0) abort();
+#endif
+#ifdef HANG_TARGET
+    /* -DHANG_TARGET='"t1"': this build never returns from making a performer for that target. */
+    if (strcmp(target, HANG_TARGET) == 0)
+        for (;;) {
+        }
+#endif
     if (strcmp(class_name, "Stepper") != 0) {
         motion_error_set(error, MOTION_ERR_UNKNOWN_CLASS, "org.example.reloadable has no class of that name");
         return NULL;
