@@ -12,7 +12,21 @@ struct PerformerMemoryTests {
     /// Makes eight TweenKit performers through `host`, one per target with a 10-byte name (as the benchmark's
     /// `card1234` …), and hands them to `body` while their scheduler lives.
     func withTweenPerformers(isolated: Bool, _ body: ([any Performer]) throws -> Void) throws {
-        let manifest = try PluginManifest.load(contentsOf: packageRoot.appendingPathComponent("manifests/tweenkit.json"))
+        try withPerformers(
+            manifest: "tweenkit.json", isolated: isolated, plan: Plan(type: "Tween", fields: ["property": "x", "to": [1], "duration": 3])
+        ) { made, scheduler in
+            scheduler.advanceFrame(to: 0)
+            #expect(scheduler.frameUpdatedPerformerCount == 8)
+            try body(made)
+        }
+    }
+
+    /// Makes eight performers of the plugin of `manifest` (in manifests/) through a host, one per target with a 10-byte
+    /// name, each given `plan` on property `x`, and hands them and their scheduler to `body`.
+    func withPerformers(manifest name: String, isolated: Bool = false, plan: Plan, _ body: ([any Performer], Scheduler) throws -> Void)
+        throws
+    {
+        let manifest = try PluginManifest.load(contentsOf: packageRoot.appendingPathComponent("manifests/\(name)"))
         let host = PluginHost(
             catalog: PluginCatalog(plugins: [manifest]),
             loader: LibraryLoader(
@@ -22,12 +36,9 @@ struct PerformerMemoryTests {
         let targets = (0..<8).map { TargetID("card12345\($0)") }
         for target in targets { scene.addTarget(target, properties: ["x": 0]) }
         let scheduler = Scheduler(scene: scene, registry: recorder)
-        try scheduler.commit(
-            Transaction(targets.map { .add(Plan(type: "Tween", fields: ["property": "x", "to": [1], "duration": 3]), target: $0) }))
-        scheduler.advanceFrame(to: 0)
-        #expect(scheduler.frameUpdatedPerformerCount == 8)
+        try scheduler.commit(Transaction(targets.map { .add(plan, target: $0) }))
         #expect(recorder.made.count == 8)
-        try body(recorder.made)
+        try body(recorder.made, scheduler)
     }
 
     /// The smallest of the usable sizes of the objects' heap blocks: glibc may hand out a block a size class larger
@@ -88,21 +99,12 @@ struct PerformerMemoryTests {
 extension PerformerMemoryTests {
     @Test("the host contexts of a declarative C class's performers on one scheduler share one group and one identity")
     func declarativePerformersShareAGroup() throws {
-        let manifest = try PluginManifest.load(contentsOf: packageRoot.appendingPathComponent("manifests/cdeclarative.json"))
-        let host = PluginHost(
-            catalog: PluginCatalog(plugins: [manifest]), loader: LibraryLoader(extraLibraryDirectories: [productsDirectory]))
-        let recorder = RecordingRegistry(host)
-        let scene = Scene()
-        let targets = (0..<4).map { TargetID("lamp\($0)") }
-        for target in targets { scene.addTarget(target, properties: ["x": 0]) }
-        let scheduler = Scheduler(scene: scene, registry: recorder)
-        try scheduler.commit(
-            Transaction(targets.map { .add(Plan(type: "SetLevel", fields: ["property": "x", "level": 0.5]), target: $0) }))
-        let performers = try recorder.made.map { try #require($0 as? DeclarativePerformer) }
-        #expect(performers.count == 4)
-        #expect(performers.allSatisfy { $0.context.groupIndex == performers[0].context.groupIndex })
-        #expect(performers.allSatisfy { $0.context.identity === performers[0].context.identity })
-        withExtendedLifetime(scheduler) {}
+        try withPerformers(manifest: "cdeclarative.json", plan: Plan(type: "SetLevel", fields: ["property": "x", "level": 0.5])) {
+            made, _ in
+            let performers = try made.map { try #require($0 as? DeclarativePerformer) }
+            #expect(performers.allSatisfy { $0.context.groupIndex == performers[0].context.groupIndex })
+            #expect(performers.allSatisfy { $0.context.identity === performers[0].context.identity })
+        }
     }
 }
 
