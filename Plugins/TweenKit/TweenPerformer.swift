@@ -11,79 +11,76 @@ import MotionPluginKit
 /// that buffer and queues the writes straight into the SDK's `set_slots` batch; a performer object is read by a
 /// frame only when one of its tweens starts (without `from`) or stops. What the frame does not need (the
 /// property's name for messages, the plan's name, each running tween's handle and component count) waits in
-/// `plans`, so that stopping this performer's tweens (a named removal, a replacing tween, its destruction) takes
-/// their handles from there and never scans the shared buffer.
+/// the performer's ``PlanInfo``s, so that stopping this performer's tweens (a named removal, a replacing tween,
+/// its destruction) takes their handles from there and never scans the shared buffer.
+///
+/// Memory: a 56-byte object (a 64-byte heap block) for a performer of one property by an unnamed plan (the usual
+/// Tween): its batch, context, token, member number and first property (12 bytes, ``PlanInfo``). The property's
+/// name is a 4-byte index into the batch's table of names (one copy per name and thread, not per performer), and
+/// its id is asked of the host again in the rare calls that need it (a tween starting without `from`, a message);
+/// more properties and plan names are in the batch's ``TweenBatch/spills``, by member, only for a performer that
+/// has them (a 96-byte block before, with the name and a spill pointer inline).
 final class TweenPerformer: SinglePlanPerformer, BatchedFrameUpdating {
-    /// A property this performer has tweened while it runs: what its messages, named removal and a
-    /// replacing tween need (its tween's key is ``TweenBatch/key(member:slot:)`` of its slot). 32 bytes.
+    /// A property this performer has tweened while it runs: what its messages, named removal and a replacing tween
+    /// need. 12 bytes.
     fileprivate struct PlanInfo {
-        let slot: PropertySlot
+        /// The low half of its tweens' key (``TweenBatch/key(member:slot:)``): the property's slot, or, from a host
+        /// older than ABI 1.3, bit 31 and the property's id.
+        let keyLow: UInt32
         /// The running tween's handle in the batch's `TweenAnimations` (its `rawValue`), -1 once it has stopped.
         var handle: Int32
-        /// The running tween's number of components (its `to`'s).
-        var componentCount: Int32
-        let propertyName: String
+        /// Bits 0–2: the running tween's number of components (its `to`'s: 1 to 4; 0 for no property at all, the
+        /// first property of a performer that has none). Bits 3–30: the property's name, as its index in the batch's
+        /// ``TweenBatch/propertyNames``. Bit 31 (the first property's only): the performer has a spill in the batch.
+        var bits: UInt32
 
+        static let none = PlanInfo(keyLow: 0, handle: -1, bits: 0)
+        static let spillBit: UInt32 = 1 << 31
+
+        init(keyLow: UInt32, handle: Int32, bits: UInt32) {
+            self.keyLow = keyLow
+            self.handle = handle
+            self.bits = bits
+        }
+
+        init(slot: PropertySlot, handle: Int32, componentCount: Int32, nameIndex: UInt32) {
+            keyLow = UInt32(truncatingIfNeeded: TweenBatch.key(member: 0, slot: slot))
+            self.handle = handle
+            bits = nameIndex << 3 | UInt32(truncatingIfNeeded: componentCount)
+        }
+
+        var isProperty: Bool { bits & 7 != 0 }
+        var componentCount: Int32 {
+            get { Int32(bits & 7) }
+            set { bits = bits & ~7 | UInt32(truncatingIfNeeded: newValue) }
+        }
+        var nameIndex: Int { Int(bits >> 3 & 0x0FFF_FFFF) }
         var runningHandle: TweenHandle? { handle >= 0 ? TweenHandle(rawValue: handle) : nil }
+        /// Its tweens' key for member `member`.
+        func key(member: Int32) -> Int64 { Int64(member) << 32 | Int64(keyLow) }
+        /// Its slot for a write (`-1` with the property's id from a host older than ABI 1.3).
+        var slot: PropertySlot {
+            keyLow & 0x8000_0000 == 0
+                ? PropertySlot(rawValue: Int32(bitPattern: keyLow), property: PropertyID(rawValue: -1))
+                : PropertySlot(rawValue: -1, property: PropertyID(rawValue: Int32(bitPattern: keyLow & 0x7FFF_FFFF)))
+        }
     }
 
-    /// The properties this performer tweens, with their plans' names. The first is inline in the performer, so
-    /// that a performer of one property by an unnamed plan (the usual Tween) owns no other heap block; more
-    /// properties and any name go to a ``Spill``, made when first needed.
-    fileprivate struct PlanInfos: RandomAccessCollection, MutableCollection {
-        /// What a performer rarely needs: its properties after the first and its plans' names (by index).
-        final class Spill {
-            var rest: [PlanInfo] = []
-            var names: [Int: String] = [:]
-        }
-
-        /// The first, `nil` only when there is none (and then no spill).
-        private var head: PlanInfo?
-        private var spill: Spill?
-
-        var startIndex: Int { 0 }
-        var endIndex: Int { head == nil ? 0 : 1 + (spill?.rest.count ?? 0) }
-
-        subscript(index: Int) -> PlanInfo {
-            get { index == 0 ? head.unsafelyUnwrapped : spill.unsafelyUnwrapped.rest[index - 1] }
-            set {
-                if index == 0 { head = newValue } else { spill.unsafelyUnwrapped.rest[index - 1] = newValue }
-            }
-        }
-
-        /// The name of the plan that tweens the property at `index`, `nil` for an unnamed plan.
-        func name(at index: Int) -> String? { spill?.names[index] }
-
-        mutating func setName(_ name: String?, at index: Int) {
-            guard name != nil || spill != nil else { return }
-            spilled().names[index] = name
-        }
-
-        mutating func append(_ info: PlanInfo, named name: String?) {
-            if head == nil { head = info } else { spilled().rest.append(info) }
-            setName(name, at: endIndex - 1)
-        }
-
-        mutating func removeAll() {
-            head = nil
-            spill = nil
-        }
-
-        private mutating func spilled() -> Spill {
-            if let spill { return spill }
-            let new = Spill()
-            spill = new
-            return new
-        }
+    /// What a performer rarely needs: its properties after the first and its plans' names (by index: 0 the
+    /// first property), kept by its batch (``TweenBatch/spills``).
+    final class Spill {
+        fileprivate var rest: [PlanInfo] = []
+        var names: [Int: String] = [:]
     }
 
     let frameBatch: TweenBatch
     fileprivate let context: PerformerContext
+    @exclusivity(unchecked) fileprivate var token = ActivityToken()
+    /// The first property this performer tweens (``PlanInfo/none`` before its first plan and after its last tween
+    /// stopped).
+    @exclusivity(unchecked) fileprivate var head = PlanInfo.none
     /// The performer's number in its batch (the high half of its tweens' keys).
     fileprivate private(set) var member: Int32 = -1
-    @exclusivity(unchecked) fileprivate var runningCount: Int32 = 0
-    @exclusivity(unchecked) fileprivate var token = ActivityToken()
-    @exclusivity(unchecked) fileprivate var plans = PlanInfos()
 
     init(context: PerformerContext) {
         self.context = context
@@ -96,33 +93,63 @@ final class TweenPerformer: SinglePlanPerformer, BatchedFrameUpdating {
         frameBatch.leave(self)
     }
 
+    /// The performer's spill, if it has one.
+    fileprivate var spill: Spill? { head.bits & PlanInfo.spillBit == 0 ? nil : frameBatch.spills[member] }
+
+    /// The performer's spill, made when it has none.
+    private func spilled() -> Spill {
+        if let spill { return spill }
+        let new = Spill()
+        frameBatch.spills[member] = new
+        head.bits |= PlanInfo.spillBit
+        return new
+    }
+
+    /// The performer's properties: the first, then the spill's.
+    fileprivate var infos: [PlanInfo] { head.isProperty ? [head] + (spill?.rest ?? []) : [] }
+
+    /// Calls `body` with each property's info, in order, and its index (0: the first).
+    private func forEachInfo(_ body: (Int, inout PlanInfo) -> Void) {
+        guard head.isProperty else { return }
+        body(0, &head)
+        guard let spill else { return }
+        for index in spill.rest.indices { body(index + 1, &spill.rest[index]) }
+    }
+
+    /// How many of this performer's tweens run.
+    fileprivate var runningCount: Int {
+        guard head.isProperty else { return 0 }
+        return (head.handle >= 0 ? 1 : 0) + (spill?.rest.count { $0.handle >= 0 } ?? 0)
+    }
+
     func removePlan(named name: String) throws {
-        var removed: Int32 = 0
-        for index in plans.indices where plans.name(at: index) == name {
-            guard let handle = plans[index].runningHandle else { continue }
+        guard let spill else { return }
+        var removed = 0
+        forEachInfo { index, info in
+            guard spill.names[index] == name, let handle = info.runningHandle else { return }
             frameBatch.animations.remove(handle)
-            plans[index].handle = -1
+            info.handle = -1
             removed += 1
         }
-        guard removed > 0 else { return }
-        runningCount -= removed
-        if runningCount == 0 { stopRunning() }
+        if removed > 0, runningCount == 0 { stopRunning() }
     }
 
     func perform(_ tween: Tween, named name: String?) throws {
         let curve = try tween.validatedCurve()
-        // A property this performer tweens already has its slot (stable for the run): no host calls.
-        let known = plans.firstIndex { $0.propertyName == tween.property }
-        let property = try known.map { plans[$0].slot.property } ?? context.propertyID(named: tween.property)
+        // A property this performer tweens already has its slot (stable for the run): no host call for the slot.
+        let known = index(ofProperty: tween.property)
+        let property = try context.propertyID(named: tween.property)
         // A vector of another length than the property's is a mistake in the plan, not a new shape for it.
         if let count = try? context.componentCount(of: property), count != tween.to.count {
             throw PluginError.invalidPlan(
                 field: "to", "has \(tween.to.count) components but \(tween.property) has \(count). To fix, give it \(count)")
         }
-        let slot = try known.map { plans[$0].slot } ?? context.slot(for: property)
+        let knownInfo = known.map { info(at: $0) }
+        let slot = try knownInfo?.slot ?? context.slot(for: property)
         let key = TweenBatch.key(member: member, slot: slot)
+        let wasRunning = runningCount > 0
         // The running tween this one replaces, stopped by its handle (no scan of the shared buffer).
-        let replaced = known.flatMap { plans[$0].runningHandle }
+        let replaced = knownInfo.flatMap { $0.runningHandle }
         if let replaced { frameBatch.animations.remove(replaced) }
         let handle = frameBatch.animations.add(
             key: key, curve: curve, from: tween.from, to: tween.to, duration: tween.duration, delay: tween.delay,
@@ -130,28 +157,54 @@ final class TweenPerformer: SinglePlanPerformer, BatchedFrameUpdating {
         // `to` has 1 to 4 components (`validatedCurve` and the component check above).
         let componentCount = Int32(truncatingIfNeeded: tween.to.count)
         if let known {
-            plans.setName(name, at: known)
-            plans[known].handle = handle.rawValue
-            plans[known].componentCount = componentCount
+            update(at: known) {
+                $0.handle = handle.rawValue
+                $0.componentCount = componentCount
+            }
+            setName(name, at: known)
         } else {
-            plans.append(
-                PlanInfo(slot: slot, handle: handle.rawValue, componentCount: componentCount, propertyName: tween.property), named: name)
+            let info = PlanInfo(
+                slot: slot, handle: handle.rawValue, componentCount: componentCount, nameIndex: frameBatch.nameIndex(tween.property))
+            if !head.isProperty {
+                head = PlanInfo(keyLow: info.keyLow, handle: info.handle, bits: info.bits | head.bits & PlanInfo.spillBit)
+                setName(name, at: 0)
+            } else {
+                let spill = spilled()
+                spill.rest.append(info)
+                setName(name, at: spill.rest.count)
+            }
         }
-        if replaced == nil {
-            runningCount += 1
-            if runningCount == 1 { frameBatch.runningMembers += 1 }
-        }
+        if !wasRunning { frameBatch.runningMembers += 1 }
         token.hold(context)
+    }
+
+    /// The index of the property named `name` among this performer's, if it tweens it.
+    private func index(ofProperty name: String) -> Int? {
+        guard head.isProperty else { return nil }
+        if frameBatch.propertyNames[head.nameIndex] == name { return 0 }
+        return spill?.rest.firstIndex { frameBatch.propertyNames[$0.nameIndex] == name }.map { $0 + 1 }
+    }
+
+    private func info(at index: Int) -> PlanInfo { index == 0 ? head : spill.unsafelyUnwrapped.rest[index - 1] }
+
+    private func update(at index: Int, _ body: (inout PlanInfo) -> Void) {
+        if index == 0 { body(&head) } else { body(&spill.unsafelyUnwrapped.rest[index - 1]) }
+    }
+
+    private func setName(_ name: String?, at index: Int) {
+        guard name != nil || spill != nil else { return }
+        spilled().names[index] = name
     }
 
     /// The property's value when a tween without `from` starts (after its delay).
     fileprivate func startValue(_ key: Int64) -> [Double]? {
         guard let info = info(ofKey: key) else { return nil }
-        let current = try? context.value(of: info.slot.property)
+        let name = frameBatch.propertyNames[info.nameIndex]
+        let current = (try? context.propertyID(named: name)).flatMap { try? context.value(of: $0) }
         if let current, current.count != Int(info.componentCount) {
             context.log(
                 .warning,
-                "Tween on \(info.propertyName): the property has \(current.count) components, \"to\" has \(info.componentCount); jumping to \"to\".")
+                "Tween on \(name): the property has \(current.count) components, \"to\" has \(info.componentCount); jumping to \"to\".")
         }
         return current
     }
@@ -168,27 +221,32 @@ final class TweenPerformer: SinglePlanPerformer, BatchedFrameUpdating {
             }
             return true
         } catch {
-            context.log(.error, "Tween on \(info.propertyName) stopped: \(error)")
+            context.log(.error, "Tween on \(frameBatch.propertyNames[info.nameIndex]) stopped: \(error)")
             return false
         }
     }
 
     /// One of this performer's tweens stopped in a frame (its handle is free now); `true` when it was the last.
     fileprivate func tweenStopped(_ key: Int64) -> Bool {
-        if let index = plans.firstIndex(where: { TweenBatch.key(member: member, slot: $0.slot) == key }) { plans[index].handle = -1 }
-        runningCount -= 1
+        if head.isProperty, head.key(member: member) == key {
+            head.handle = -1
+        } else if let spill, let index = spill.rest.firstIndex(where: { $0.key(member: member) == key }) {
+            spill.rest[index].handle = -1
+        }
         return runningCount == 0
     }
 
     /// The property whose tween has key `key`.
     private func info(ofKey key: Int64) -> PlanInfo? {
-        plans.first { TweenBatch.key(member: member, slot: $0.slot) == key }
+        if head.isProperty, head.key(member: member) == key { return head }
+        return spill?.rest.first { $0.key(member: member) == key }
     }
 
     /// The last tween stopped: the token ends (R5–R7) and the finished plans are forgotten.
     fileprivate func stopRunning() {
         frameBatch.runningMembers -= 1
-        plans.removeAll()
+        if spill != nil { frameBatch.spills[member] = nil }
+        head = .none
         token.release(context)
     }
 }
@@ -225,6 +283,22 @@ final class TweenBatch: FrameBatch {
     @exclusivity(unchecked) private var serial: UInt64 = 0
     /// Members whose last tween stopped in the current pass.
     @exclusivity(unchecked) private var stopped: ContiguousArray<Int32> = []
+    /// The names of the properties the members tween, each once (a member keeps its index: ``nameIndex(_:)``).
+    @exclusivity(unchecked) private(set) var propertyNames: [String] = []
+    @exclusivity(unchecked) private var nameIndices: [String: UInt32] = [:]
+    /// The spills of the members that have one (a second property or a plan name), by member number.
+    @exclusivity(unchecked) var spills: [Int32: TweenPerformer.Spill] = [:]
+
+    /// The index of `name` in ``propertyNames``, added when new. Names come from plans whose property the host
+    /// resolved to a slot of the scene, so the table holds at most the scenes' property names.
+    fileprivate func nameIndex(_ name: String) -> UInt32 {
+        if let known = nameIndices[name] { return known }
+        precondition(propertyNames.count < 1 << 28, "a TweenBatch names at most 2^28 properties")
+        let index = UInt32(propertyNames.count)
+        propertyNames.append(name)
+        nameIndices[name] = index
+        return index
+    }
 
     /// A number for a new member.
     fileprivate func join(_ performer: TweenPerformer) -> Int32 {
@@ -246,11 +320,12 @@ final class TweenBatch: FrameBatch {
     fileprivate func leave(_ performer: TweenPerformer) {
         let member = performer.member
         if performer.runningCount > 0 {
-            for info in performer.plans {
+            for info in performer.infos {
                 if let handle = info.runningHandle { animations.remove(handle) }
             }
             runningMembers -= 1
         }
+        if performer.spill != nil { spills[member] = nil }
         members[Int(member)] = nil
         leftNumbers.append(member)
     }

@@ -156,6 +156,49 @@ struct HostContextTableTests {
         #expect(host.target_name(foreign).map { String(cString: $0) } == "")
     }
 
+    @Test(
+        "the contexts of one plugin on one scheduler share one group (its thread, scene and identity); another plugin's, and another thread's, have their own; a group no entry names is taken again"
+    )
+    func contextsShareAGroupPerPluginAndScheduler() throws {
+        let scene = Scene(targets: ["a", "b"])
+        let (a, b) = (try #require(scene.target("a")), try #require(scene.target("b")))
+        let identity = PluginIdentity(description: "group test", logRoute: nil)
+        let first = HostContext(target: a, identity: identity)
+        let second = HostContext(target: b, identity: identity)
+        let otherPlugin = HostContext(target: b, identity: PluginIdentity(description: "other", logRoute: nil))
+        defer { [first, second, otherPlugin].forEach { $0.retire() } }
+        #expect(first.groupIndex == second.groupIndex)
+        #expect(otherPlugin.groupIndex != first.groupIndex)
+        #expect(first.identity === identity && second.identity === identity)
+        #expect(first.schedulerThread == pthread_self())
+        #expect(first.withScene { $0 === scene } && second.withTarget { $0 === b })
+        // A context made on another thread (its scheduler's) is in a group of that thread.
+        let elsewhere = Mutex<(group: UInt32, isThatThread: Bool)?>(nil)
+        // The same target (read on that thread only while this one waits): only the thread differs.
+        nonisolated(unsafe) let sameTarget = a
+        let thread = Thread {
+            let context = HostContext(target: sameTarget, identity: identity)
+            elsewhere.withLock { $0 = (context.groupIndex, context.schedulerThread == pthread_self() && context.isOnSchedulerThread) }
+            context.retire()
+        }
+        thread.start()
+        var waited = 0
+        while !thread.isFinished, waited < 500 {
+            usleep(10_000)
+            waited += 1
+        }
+        let made = try #require(elsewhere.withLock { $0 })
+        #expect(made.group != first.groupIndex && made.isThatThread)
+        #expect(first.isOnSchedulerThread)
+        // 2,000 plugins' contexts made and retired one after another: each retired entry is taken again, and the group
+        // it named with it, so the groups made grow by far less (other tests make groups meanwhile).
+        let groups = HostContext.madeGroupCount
+        for index in 0..<2_000 {
+            HostContext(target: a, identity: PluginIdentity(description: "plugin \(index)", logRoute: nil)).retire()
+        }
+        #expect(HostContext.madeGroupCount - groups < 1_000)
+    }
+
     @Test("a token taken on the scheduler's thread is held as an id, and another thread may end it (R36)")
     func tokenByIDEndsFromAnotherThread() throws {
         let (context, scheduler) = try HostContextTests().context()

@@ -22,6 +22,19 @@ final class DeclaredFunctions {
     let destroy: Destroy
     let update: Update?
     let calls: [String: DeclaredCall]
+    /// The identity its performers' host contexts share, for the log route they were made with last: one identity
+    /// (and so one context group per scheduler) for a class's performers, not one per performer.
+    private let sharedIdentity = ProcessLock<PluginIdentity?>(nil)
+
+    /// The identity for a performer whose log lines go to `logRoute`: the one made last, when it has that route.
+    func identity(logRoute: PluginLogRoute) -> PluginIdentity {
+        sharedIdentity.withLock { shared in
+            if let shared, shared.logRoute === logRoute { return shared }
+            let identity = PluginIdentity(description: manifest.id, logRoute: logRoute)
+            shared = identity
+            return identity
+        }
+    }
 
     /// Resolves and prepares a declarative class's functions.
     /// - Throws: ``PluginError`` `.missingSymbol` naming the first symbol the library does not export, or
@@ -80,7 +93,7 @@ final class DeclarativePerformer: ComposablePerforming, FrameUpdating {
         self.functions = functions
         self.logRoute = logRoute
         let target = performerContext.target
-        let context = HostContext(target: target, pluginDescription: functions.manifest.id, logRoute: logRoute)
+        let context = HostContext(target: target, identity: functions.identity(logRoute: logRoute))
         context.emitter = performerContext.emitter
         context.tokenGenerator = performerContext.tokenGenerator
         self.context = context

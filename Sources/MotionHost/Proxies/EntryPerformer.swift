@@ -8,14 +8,18 @@ import MotionCore
 ///
 /// Thread rule: the scheduler's thread, like every performer.
 ///
-/// Memory: one per performer (a running TweenKit Tween has one), so it holds its plugin, its context's handle and the
-/// plugin's performer and nothing else (40 bytes, a 48-byte heap block; the context's state is an entry of the host's
-/// table, not an object): what it needs of its plugin it reads from ``plugin`` (a frame goes through
-/// ``EntryPlugin/update(_:frame:)``, one call per run of performers), and its `update_many` flag is the context's.
+/// Memory: one per performer (a running TweenKit Tween has one), so it holds its context's handle and nothing else
+/// (24 bytes, a 32-byte heap block; 40 bytes, a 48-byte block, with the plugin and the plugin's performer before): the
+/// plugin is its context group's ``HostContext/owner`` (one per plugin and scheduler) and the plugin's performer is in
+/// its context's entry (``HostContext/performer``); a frame goes through ``EntryPlugin/update(_:frame:)``, one call per
+/// run of performers, and its `update_many` flag is the context's.
 final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFrameUpdating, DeviceMotionReceiving {
-    let plugin: EntryPlugin
     let context: HostContext
-    let performer: OpaquePointer
+
+    /// The plugin (the context group's owner).
+    var plugin: EntryPlugin { unsafeDowncast(context.owner.unsafelyUnwrapped, to: EntryPlugin.self) }
+    /// The plugin's performer.
+    var performer: OpaquePointer { context.performer.unsafelyUnwrapped }
 
     /// Creates the plugin's performer of `className` for `target` (`create_performer`).
     /// - Throws: ``PluginError`` with `.unknownClass` or `.creationFailed` and the plugin's message.
@@ -24,8 +28,8 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
     init(plugin: EntryPlugin, className: String, context performerContext: PerformerContext, batchesFrames: Bool = true)
         throws(PluginError)
     {
-        self.plugin = plugin
-        let context = HostContext(target: performerContext.target, identity: plugin.identity, batchesFrames: batchesFrames)
+        let context = HostContext(
+            target: performerContext.target, identity: plugin.identity, batchesFrames: batchesFrames, owner: plugin)
         // The header lets a plugin emit and take tokens from inside create_performer.
         context.emitter = performerContext.emitter
         context.tokenGenerator = performerContext.tokenGenerator
@@ -43,7 +47,9 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
             }
         }
         guard let created else {
-            // The plugin may have kept ctx although it was refused: a later call must find it gone.
+            // The plugin may have kept ctx although it was refused: a later call must find it gone. Every stored
+            // property is set, so this throw still runs deinit (Documentation/PITFALLS.md), which finds the context retired and
+            // calls nothing.
             context.retire()
             let message = errorMessage(error)
             if error.status == MOTION_ERR_UNKNOWN_CLASS {
@@ -56,10 +62,13 @@ final class EntryPerformer: NamedPlanPerforming, ComposablePerforming, BatchedFr
                 manifest: plugin.manifest,
                 library: plugin.library)
         }
-        self.performer = created
+        context.performer = created
     }
 
     deinit {
+        // A refused create_performer retired the context already (and the plugin made no performer to destroy).
+        guard context.isLive else { return }
+        let plugin = self.plugin
         PluginLog.routing(plugin.logRoute) { PluginCrashReport.calling(plugin.cName, .destroy) { plugin.table.pointee.destroy_performer(performer) } }
         // A plugin thread that calls the host with this context from now on gets MOTION_ERR_SCHEDULER_GONE (the
         // handle's generation is retired with it).

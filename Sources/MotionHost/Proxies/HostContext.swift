@@ -24,11 +24,13 @@ import Synchronization
 /// index past the table, an odd generation) gets `MOTION_ERR_INVALID_ARGUMENT` instead of being read. Nothing is kept per retired context (a 144-byte object was, for the life of the process,
 /// before).
 ///
-/// Memory: one 88-byte table entry per performer of a plugin, with no heap block of its own (a running TweenKit
-/// Tween's context was a 144-byte block, its token a 48-byte object): who the plugin is lives in its shared
-/// ``PluginIdentity``, the target's name is read from the target, its C copy for `target_name` is made on the first
-/// call, and a token taken on the scheduler's thread is kept as its id alone
-/// (``MotionCore/IsActiveTokenGenerator/generateID()``).
+/// Memory: one 72-byte table entry per performer of a plugin, with no heap block of its own (a running TweenKit
+/// Tween's context was a 144-byte block, its token a 48-byte object; the entry was 88 bytes before its group): what
+/// the performers of one plugin on one scheduler share (the plugin's ``PluginIdentity``, the scheduler's thread and
+/// scene, the proxy's plugin and `update_many` flag) is one entry of the table's groups, which the context names by a
+/// 4-byte index; the target's name is read from the target, its C copy for `target_name` is made on the first call;
+/// the plugin's performer pointer is kept here for the proxy (whose object then holds only the handle); and a token
+/// taken on the scheduler's thread is kept as its id alone (``MotionCore/IsActiveTokenGenerator/generateID()``).
 struct HostContext: Hashable, Sendable {
     /// The entry's index + 1 in the low 32 bits (so that no handle is 0, which C reads as NULL) and the entry's
     /// generation when the context was made in the high 32: always even (a free entry's is odd, see
@@ -44,8 +46,10 @@ struct HostContext: Hashable, Sendable {
     /// - Parameters:
     ///   - identity: The plugin's, shared by its contexts.
     ///   - batchesFrames: The proxy's ``batchesFrames``.
-    init(target: Target, identity: PluginIdentity, batchesFrames: Bool = true) {
-        handle = ContextTable.make(target: target, identity: identity, batchesFrames: batchesFrames)
+    ///   - owner: What the proxies of the group share (an ``EntryPlugin``), for ``owner``; retained while an entry
+    ///     names the group.
+    init(target: Target, identity: PluginIdentity, batchesFrames: Bool = true, owner: AnyObject? = nil) {
+        handle = ContextTable.make(target: target, identity: identity, batchesFrames: batchesFrames, owner: owner)
     }
 
     /// A context with an identity of its own (a declarative performer's, a test's).
@@ -57,6 +61,12 @@ struct HostContext: Hashable, Sendable {
 
     /// The bytes of one context's table entry (its stride in a chunk).
     static let entryBytes = MemoryLayout<ContextEntry>.stride
+    /// How many groups are in use (each shared by the contexts of one plugin on one scheduler).
+    static var groupCount: Int { ContextTable.lock.withLock { _ in ContextTable.groupsInUse } }
+    /// How many group entries the process has made: the most groups that were ever in use at once.
+    static var madeGroupCount: Int { ContextTable.lock.withLock { _ in ContextTable.madeGroupCount } }
+    /// The index of the context's group (the same for the contexts of one plugin's performers on one scheduler).
+    var groupIndex: UInt32 { entry.pointee.group.load(ordering: .relaxed) }
     /// How many table entries the process has made: the most contexts that were ever live at once.
     static var madeEntryCount: Int { ContextTable.madeCount.load(ordering: .acquiring) }
     /// How many entries are free (retired and not taken again).
@@ -65,6 +75,9 @@ struct HostContext: Hashable, Sendable {
     private var index: Int { Int(truncatingIfNeeded: handle & 0xFFFF_FFFF) &- 1 }
     private var generation: UInt32 { UInt32(truncatingIfNeeded: handle &>> 32) }
     private var entry: UnsafeMutablePointer<ContextEntry> { ContextTable.entry(index) }
+    /// The entry's group: the one its handle's context made, while ``isLive`` (or, retired, until the entry is taken
+    /// again).
+    private var group: UnsafeMutablePointer<GroupEntry> { ContextTable.group(entry.pointee.group.load(ordering: .relaxed)) }
 
     /// Runs `body` with the entry under the table's lock, when the context is live; `nil` once it is retired.
     private func withLiveEntry<R>(_ body: (UnsafeMutablePointer<ContextEntry>) -> R) -> R? {
@@ -76,7 +89,7 @@ struct HostContext: Hashable, Sendable {
     }
 
     /// The plugin's identity, shared by all its contexts; `nil` once retired.
-    var identity: PluginIdentity? { withLiveEntry { $0.pointee.identity } ?? nil }
+    var identity: PluginIdentity? { withLiveEntry { ContextTable.group($0.pointee.group.load(ordering: .relaxed)).pointee.identity } ?? nil }
     /// Who the plugin is, for messages: `plugin id (manifest path)`; empty once retired.
     var pluginDescription: String { identity?.description ?? "" }
     /// Where the plugin's host sends its lines (the `motion.log/1` extension logs through it), if it has one.
@@ -91,11 +104,11 @@ struct HostContext: Hashable, Sendable {
         ContextTable.lock.withLock { _ in
             let entry = self.entry
             let current = entry.pointee.generation.load(ordering: .relaxed)
-            let identity = entry.pointee.identity
+            let identity = ContextTable.group(entry.pointee.group.load(ordering: .relaxed)).pointee.identity
             if current == generation {
                 return (identity?.description ?? "", entry.pointee.target.takeUnretainedValue().id.name, identity?.logRoute)
             }
-            guard current == generation &+ 1, entry.pointee.isFree, let name = entry.pointee.more?.retiredTargetName else { return nil }
+            guard current == generation &+ 1, let name = entry.pointee.more?.retiredTargetName else { return nil }
             return (identity?.description ?? "", name, identity?.logRoute)
         }
     }
@@ -117,15 +130,26 @@ struct HostContext: Hashable, Sendable {
     @inline(__always)
     var isLive: Bool { entry.pointee.generation.load(ordering: .relaxed) == generation }
 
-    /// The thread of the context's scheduler.
-    var schedulerThread: pthread_t { entry.pointee.thread.load(ordering: .relaxed) }
+    /// The thread of the context's scheduler (its group's: an atomic of an entry that is never freed, so that a call
+    /// from any thread may read it).
+    var schedulerThread: pthread_t { group.pointee.thread.load(ordering: .relaxed) }
 
     // pthread_t is an integer on Linux: comparing directly saves a call per property access.
     var isOnSchedulerThread: Bool { pthread_self() == schedulerThread }
 
     /// Whether the scheduler may update the performer with others of its plugin in one `update_many` call (the
     /// proxy's flag). Scheduler's thread.
-    var batchesFrames: Bool { entry.pointee.batchesFrames }
+    var batchesFrames: Bool { group.pointee.batchesFrames }
+
+    /// The `owner` the context was made with (its proxy's plugin), retained. Scheduler's thread, while ``isLive``.
+    var owner: AnyObject? { group.pointee.owner }
+
+    /// The plugin's performer of this context (`create_performer`'s result), kept for its proxy. Scheduler's thread,
+    /// while ``isLive``.
+    var performer: OpaquePointer? {
+        get { entry.pointee.performer }
+        nonmutating set { entry.pointee.performer = newValue }
+    }
 
     /// The emitter, set on the scheduler's thread before the first plan (R11); `nil` once retired.
     var emitter: TransactionEmitter? {
@@ -153,8 +177,8 @@ struct HostContext: Hashable, Sendable {
             // and the target's name is kept (the target itself is let go).
             let retired = ContextRarer()
             retired.retiredTargetName = entry.pointee.target.takeUnretainedValue().id.name
-            (entry.pointee.more, entry.pointee.isFree) = (retired, true)
-            (entry.pointee.emitter, entry.pointee.tokenGenerator, entry.pointee.token) = (nil, nil, 0)
+            entry.pointee.more = retired
+            (entry.pointee.emitter, entry.pointee.tokenGenerator, entry.pointee.token, entry.pointee.performer) = (nil, nil, 0, nil)
             free.append(UInt32(index))
             return held
         }
@@ -198,7 +222,7 @@ struct HostContext: Hashable, Sendable {
 
     /// Runs `body` with the scene borrowed. Scheduler's thread, while ``isLive``.
     @inline(__always)
-    func withScene<R>(_ body: (Scene) -> R) -> R { entry.pointee.scene._withUnsafeGuaranteedRef(body) }
+    func withScene<R>(_ body: (Scene) -> R) -> R { group.pointee.scene.unsafelyUnwrapped._withUnsafeGuaranteedRef(body) }
 
     /// The pointer handed to the plugin: the handle, never NULL. The plugin never dereferences it (motion/core.h).
     var opaque: OpaquePointer { OpaquePointer(bitPattern: UInt(handle))! }
@@ -304,27 +328,23 @@ nonisolated(unsafe) let emptyCString: UnsafePointer<CChar> = {
     return UnsafePointer(pointer)
 }()
 
-/// One context's state in the ``ContextTable`` (88 bytes).
+/// One context's state in the ``ContextTable`` (72 bytes).
 ///
-/// Invariants: `generation` and `thread` are written under the table's lock and read anywhere (atomics);
-/// `target`, `scene` and `batchesFrames` are written under the lock when the entry is taken and read on the
-/// context's scheduler thread only; the rest is read and written under the lock only.
+/// Invariants: `generation` and `group` are written under the table's lock and read anywhere (atomics); `target`
+/// and `performer` are written under the lock when the entry is taken (and `performer` by its proxy on the
+/// scheduler's thread) and read on the context's scheduler thread only; the rest is read and written under the lock
+/// only. An entry with an odd generation is free (in the free list); its group and `more` stay for late log lines of
+/// its last context.
 private struct ContextEntry: ~Copyable {
     /// The generation of the entry's current context (even), or, between contexts, the odd one between its last
     /// context's and its next one's: no handle names it, so a handle guessed one generation on from a retired one
     /// is refused (``HostContext/from(_:)``) rather than taken for live while the entry is free.
     let generation: Atomic<UInt32>
-    var batchesFrames: Bool
-    /// Whether the entry is in the free list (retired, not yet taken again). Under the lock.
-    var isFree: Bool
-    /// The context's scheduler thread (a `pthread_t`).
-    let thread: Atomic<pthread_t>
+    /// The index of the entry's group in the table's groups (what the contexts of one plugin on one scheduler share).
+    let group: Atomic<UInt32>
     /// The performer's target, retained (so that it can be read until the context retires, also while its
-    /// scheduler goes away), and its scene, unretained: the scheduler holds the scene, and the performer lives no
-    /// longer than the scheduler (R42). Left as they are, released, when the context retires.
+    /// scheduler goes away). Left as it is, released, when the context retires.
     var target: Unmanaged<Target>
-    var scene: Unmanaged<Scene>
-    var identity: PluginIdentity?
     var emitter: TransactionEmitter?
     var tokenGenerator: IsActiveTokenGenerator?
     /// The first token the plugin holds, taken by id on the scheduler's thread, or 0: a running performer usually
@@ -332,6 +352,28 @@ private struct ContextEntry: ~Copyable {
     var token: motion_token
     /// What few performers need (a second token, a terminated one, the target's C name), made on first use.
     var more: ContextRarer?
+    /// The plugin's performer, for an entry plugin's proxy (``HostContext/performer``); `nil` for others.
+    var performer: OpaquePointer?
+}
+
+/// What the contexts of one plugin's performers on one scheduler share, an entry of the ``ContextTable``'s groups
+/// (where each context kept the thread, scene, identity and `update_many` flag, and its proxy the plugin, before).
+///
+/// Invariants: `thread` is an atomic, read anywhere (a group entry is never freed, only taken again); the rest is
+/// written under the table's lock while no entry names the group (`references` 0) and read on the scheduler's thread
+/// by the contexts that name it, or under the lock.
+private struct GroupEntry: ~Copyable {
+    /// The scheduler's thread (a `pthread_t`).
+    let thread: Atomic<pthread_t>
+    /// The scheduler's scene, unretained: the scheduler holds the scene, and the performer lives no longer than the
+    /// scheduler (R42). `nil` in a group no entry names.
+    var scene: Unmanaged<Scene>?
+    var identity: PluginIdentity?
+    /// The proxies' plugin (an ``EntryPlugin``), retained, or `nil`.
+    var owner: AnyObject?
+    var batchesFrames: Bool
+    /// How many context entries name the group: live ones, and retired ones until they are taken again.
+    var references: Int
 }
 
 /// The parts of a context's state that a running performer with one token does not use.
@@ -416,38 +458,141 @@ private enum ContextTable {
     }
 
     /// Takes an entry for a new context on the calling thread's scheduler and returns its handle.
-    static func make(target: Target, identity: PluginIdentity, batchesFrames: Bool) -> UInt64 {
+    static func make(target: Target, identity: PluginIdentity, batchesFrames: Bool, owner: AnyObject?) -> UInt64 {
         let thread = pthread_self()
-        var released: (PluginIdentity?, ContextRarer?) = (nil, nil)
+        let scene = Unmanaged.passUnretained(target.scene)
+        var released: (ContextRarer?, Released?) = (nil, nil)
         defer { _ = released }
         return lock.withLock { free in
+            let group = takeGroup(thread: thread, scene: scene, identity: identity, batchesFrames: batchesFrames, owner: owner)
             let index: Int
             if let retired = free.popFirst() {
                 index = Int(retired)
                 let entry = self.entry(index)
-                // From the free (odd) generation to the new context's (even).
+                // The previous context's group and name (for its late lines) go, the group's objects outside the lock.
+                released = (entry.pointee.more, dropGroup(entry.pointee.group.load(ordering: .relaxed)))
+                entry.pointee.group.store(group, ordering: .relaxed)
+                entry.pointee.target = .passRetained(target)
+                (entry.pointee.more, entry.pointee.performer) = (nil, nil)
+                // From the free (odd) generation to the new context's (even), once the entry is the new context's.
                 entry.pointee.generation.store(entry.pointee.generation.load(ordering: .relaxed) &+ 1, ordering: .releasing)
-                entry.pointee.thread.store(thread, ordering: .relaxed)
-                (entry.pointee.target, entry.pointee.scene) = (.passRetained(target), .passUnretained(target.scene))
-                // The previous context's identity and name (for its late lines) go, outside the lock.
-                released = (entry.pointee.identity, entry.pointee.more)
-                (entry.pointee.batchesFrames, entry.pointee.isFree, entry.pointee.identity, entry.pointee.more) = (
-                    batchesFrames, false, identity, nil
-                )
             } else {
                 index = madeCount.load(ordering: .relaxed)
                 precondition(index < chunkLimit << chunkBits, "the host holds at most \(chunkLimit << chunkBits) plugin performers at once")
                 if index & chunkMask == 0 { chunks[index &>> chunkBits] = .allocate(capacity: 1 << chunkBits) }
                 entry(index).initialize(
                     to: ContextEntry(
-                        generation: Atomic(0), batchesFrames: batchesFrames, isFree: false, thread: Atomic(thread),
-                        target: .passRetained(target),
-                        scene: .passUnretained(target.scene), identity: identity, emitter: nil, tokenGenerator: nil, token: 0, more: nil))
+                        generation: Atomic(0), group: Atomic(group), target: .passRetained(target), emitter: nil, tokenGenerator: nil,
+                        token: 0, more: nil, performer: nil))
                 madeCount.store(index + 1, ordering: .releasing)
             }
             let generation = entry(index).pointee.generation.load(ordering: .relaxed)
             return UInt64(generation) << 32 | UInt64(index + 1)
         }
+    }
+
+    // MARK: Groups
+
+    /// The groups' chunks of 4,096 entries (made on demand, never moved or freed: a group's thread may be read from
+    /// any thread; at most one group per context, so as many chunks as the contexts'), and how many groups were ever
+    /// made. Under the lock, but for the chunks' pointers of made groups.
+    static let groupChunkBits = chunkBits
+    nonisolated(unsafe) static let groupChunks: UnsafeMutablePointer<UnsafeMutablePointer<GroupEntry>?> = {
+        let chunks = UnsafeMutablePointer<UnsafeMutablePointer<GroupEntry>?>.allocate(capacity: chunkLimit)
+        chunks.initialize(repeating: nil, count: chunkLimit)
+        return chunks
+    }()
+    nonisolated(unsafe) static var madeGroupCount = 0
+    /// Groups no entry names, to be taken again. Under the lock.
+    nonisolated(unsafe) static var freeGroups: [UInt32] = []
+    /// The group taken last, the one the next context most likely shares (the same plugin on the same scheduler).
+    nonisolated(unsafe) static var lastGroup: UInt32?
+    /// The groups in use by what they share, so that schedulers making performers on several threads at once still
+    /// share one group each. Under the lock.
+    nonisolated(unsafe) static var groupsByKey: [GroupKey: UInt32] = [:]
+
+    /// What a group's contexts share, as a dictionary key: the identity and owner are held by the group while it is
+    /// in use (so no other object takes their addresses meanwhile); a scene at the address of one that has gone is
+    /// the same value for a group.
+    struct GroupKey: Hashable {
+        let identity: ObjectIdentifier
+        let owner: ObjectIdentifier?
+        let thread: pthread_t
+        let scene: UnsafeMutableRawPointer
+        let batchesFrames: Bool
+    }
+
+    static var groupsInUse: Int { madeGroupCount - freeGroups.count }
+
+    /// What a group no entry names any more let go of, to release outside the lock.
+    struct Released {
+        let identity: PluginIdentity?
+        let owner: AnyObject?
+    }
+
+    @inline(__always)
+    static func group(_ index: UInt32) -> UnsafeMutablePointer<GroupEntry> {
+        groupChunks[Int(index) &>> groupChunkBits].unsafelyUnwrapped + (Int(index) & (1 << groupChunkBits - 1))
+    }
+
+    /// The group of these (one more entry names it), found or made. Under the lock.
+    private static func takeGroup(
+        thread: pthread_t, scene: Unmanaged<Scene>, identity: PluginIdentity, batchesFrames: Bool, owner: AnyObject?
+    ) -> UInt32 {
+        if let last = lastGroup {
+            let group = self.group(last)
+            if group.pointee.references > 0, group.pointee.thread.load(ordering: .relaxed) == thread,
+                group.pointee.scene?.toOpaque() == scene.toOpaque(), group.pointee.identity === identity,
+                group.pointee.owner === owner, group.pointee.batchesFrames == batchesFrames
+            {
+                group.pointee.references += 1
+                return last
+            }
+        }
+        let key = GroupKey(
+            identity: ObjectIdentifier(identity), owner: owner.map { ObjectIdentifier($0) }, thread: thread, scene: scene.toOpaque(),
+            batchesFrames: batchesFrames)
+        if let known = groupsByKey[key] {
+            group(known).pointee.references += 1
+            lastGroup = known
+            return known
+        }
+        let index: UInt32
+        if let free = freeGroups.popLast() {
+            index = free
+            let group = self.group(free)
+            group.pointee.thread.store(thread, ordering: .relaxed)
+            (group.pointee.scene, group.pointee.identity, group.pointee.owner) = (scene, identity, owner)
+            (group.pointee.batchesFrames, group.pointee.references) = (batchesFrames, 1)
+        } else {
+            index = UInt32(madeGroupCount)
+            if madeGroupCount & (1 << groupChunkBits - 1) == 0 {
+                groupChunks[madeGroupCount &>> groupChunkBits] = .allocate(capacity: 1 << groupChunkBits)
+            }
+            group(index).initialize(
+                to: GroupEntry(thread: Atomic(thread), scene: scene, identity: identity, owner: owner, batchesFrames: batchesFrames, references: 1))
+            madeGroupCount += 1
+        }
+        groupsByKey[key] = index
+        lastGroup = index
+        return index
+    }
+
+    /// One entry fewer names the group; the group's objects when that was the last (the group is free). Under the lock.
+    private static func dropGroup(_ index: UInt32) -> Released? {
+        let group = self.group(index)
+        group.pointee.references -= 1
+        guard group.pointee.references == 0 else { return nil }
+        let released = Released(identity: group.pointee.identity, owner: group.pointee.owner)
+        if let identity = group.pointee.identity, let scene = group.pointee.scene {
+            groupsByKey[
+                GroupKey(
+                    identity: ObjectIdentifier(identity), owner: group.pointee.owner.map { ObjectIdentifier($0) },
+                    thread: group.pointee.thread.load(ordering: .relaxed), scene: scene.toOpaque(), batchesFrames: group.pointee.batchesFrames)] = nil
+        }
+        (group.pointee.scene, group.pointee.identity, group.pointee.owner) = (nil, nil, nil)
+        freeGroups.append(index)
+        return released
     }
 
     /// The entry's rarer parts, made on first use. Under the lock.

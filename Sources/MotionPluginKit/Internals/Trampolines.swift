@@ -289,7 +289,8 @@ func sdkCreatePerformer(
 ) -> OpaquePointer? {
     // Writes queued during update_many (this call may be nested in one) reach the host before it returns.
     defer { PropertyWriteQueue.flushActive() }
-    guard let className, let targetName, let context else {
+    // The target's name is not kept: the context asks the host for it when needed (target_name).
+    guard let className, targetName != nil, let context else {
         motion_error_set(error, MOTION_ERR_INVALID_ARGUMENT, "create_performer needs a class, a target and a context.")
         return nil
     }
@@ -307,15 +308,18 @@ func sdkCreatePerformer(
         return nil
     }
     let performerContext = PerformerContext(
-        plugin: plugin.identity, handle: ContextHandle(raw: context), targetName: String(cString: targetName),
-        plans: performerClass.plans)
+        group: ContextGroup.current(for: performerClass.plans, plugin: plugin.identity), handle: ContextHandle(raw: context))
     do {
         let performer = try performerClass.type.init(context: performerContext)
         performerContext.performerObject = Unmanaged.passRetained(performer)
         if let batch = performerClass.plans.batchRunner?.batchOf(performer) { BatchMembers.join(batch, performerContext) }
         return OpaquePointer(Unmanaged.passRetained(performerContext).toOpaque())
     } catch let thrown {
-        performerContext.invalidate()
+        var performerContext = performerContext
+        // Asked first, in a statement of its own: a call on the variable copies it (a second reference) before its
+        // arguments are evaluated.
+        let isHeld = !isKnownUniquelyReferenced(&performerContext)
+        performerContext.invalidate(keepingTargetName: isHeld)
         _ = report(thrown, to: error)
         return nil
     }
@@ -327,13 +331,17 @@ func sdkDestroyPerformer(_ performer: OpaquePointer?) {
     guard let performer else { return }
     // Release the performer while its context is still live, so the performer's deinit may terminate tokens; then
     // invalidate the context and release it (a performer that kept it keeps it, invalidated).
-    let context = Unmanaged<PerformerContext>.fromOpaque(UnsafeRawPointer(performer)).takeRetainedValue()
+    var context = Unmanaged<PerformerContext>.fromOpaque(UnsafeRawPointer(performer)).takeRetainedValue()
     // Out of its batch's members first, while the performer (and so its batch) is alive.
     BatchMembers.leave(context)
     let object = context.performerObject
     context.performerObject = nil
     object?.release()
-    context.invalidate()
+    // A context that is still held (by a token, a plugin thread) keeps its target's name for its later log lines. Asked
+    // first, in a statement of its own: a call on the variable copies it (a second reference) before its arguments are
+    // evaluated, and every context then kept its name (a host call and a copy per destroyed performer).
+    let isHeld = !isKnownUniquelyReferenced(&context)
+    context.invalidate(keepingTargetName: isHeld)
 }
 
 func sdkAddPlan(

@@ -198,13 +198,15 @@ extension PerformerContext {
 }
 
 /// A batch the SDK holds weakly.
-private struct WeakFrameBatch {
+struct WeakFrameBatch {
     weak var batch: AnyObject?
 }
 
 /// This thread's shared batches by type (``PerformerContext/sharedFrameBatch(_:)``); freed when the thread ends.
-private final class ThreadFrameBatches {
+final class ThreadFrameBatches {
     var batches: [ObjectIdentifier: WeakFrameBatch] = [:]
+    /// The context groups of the classes whose performers were created on this thread, by plan table.
+    var groups: [ObjectIdentifier: ContextGroup] = [:]
     /// The members of the batches of the performers created on this thread, by batch (``BatchMembers``).
     var members: [ObjectIdentifier: BatchMembers] = [:]
     /// The size of ``members`` at which ``BatchMembers/join(_:_:)`` next drops the entries of gone batches.

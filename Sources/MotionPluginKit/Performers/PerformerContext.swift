@@ -59,54 +59,66 @@ public struct PropertySlot: Hashable, Sendable {
 /// `.schedulerGone` instead of touching the host's freed context: the SDK waits for calls in flight on
 /// other threads before it lets the host free it.
 public final class PerformerContext: Sendable {
-    // The fields a frame reads come first, so that they share the object's first cache line (Swift lays out a
-    // class's stored properties in declaration order). The context is also the SDK's record of the performer: its
-    // address is the `motion_performer *` the host holds (no second object per performer).
+    // The context is also the SDK's record of the performer: its address is the `motion_performer *` the host holds
+    // (no second object per performer). It keeps only what is the performer's own (40 bytes, a 64-byte heap block
+    // with the object's header; 104 bytes, a 112-byte block, before): what the performers of its class created on its
+    // thread share (the plugin, the class's plan table, the scheduler thread, the queue of writes during a frame) is
+    // in one ``ContextGroup``, and the target's name is asked of the host (`target_name`) when a message or an
+    // emission needs it.
 
-    /// Where property writes go while `update_many` updates this performer (set and cleared around its
-    /// update on the scheduler thread, read only there), or `nil` to call `set_property` per write.
-    /// Unmanaged: `update_many` keeps the queue alive around the update, and this path must not count
-    /// references per write.
-    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var pendingWrites: Unmanaged<PropertyWriteQueue>?
     /// The members of the performer's `FrameBatch` (a `BatchedFrameUpdating` performer's), retained from
     /// `create_performer` to `destroy_performer` (scheduler thread): `update_many` runs the batch for each run of
     /// its members.
     @exclusivity(unchecked) nonisolated(unsafe) var batchMembers: Unmanaged<BatchMembers>?
     /// The performer's number in ``batchMembers``.
     @exclusivity(unchecked) nonisolated(unsafe) var batchIndex: Int32 = -1
+    /// Bit 30: destroyed. Bits 0..<30: calls in flight from threads other than the scheduler's.
+    private let state = Atomic<UInt32>(0)
     /// The performer this context was made for, retained from `create_performer` to `destroy_performer` (scheduler
     /// thread), which releases it while the context is still live.
     @exclusivity(unchecked) nonisolated(unsafe) var performerObject: Unmanaged<AnyObject>?
-    /// The performer's class: its plan types and the calls made into its performers with no cast.
-    let plans: PlanTable
+    /// What the contexts of the performers of this class made on this thread share.
+    @usableFromInline let group: ContextGroup
     @usableFromInline let handle: ContextHandle
-    /// `motion_sdk_thread_identity()` on the scheduler thread (where the host creates performers).
-    @usableFromInline let schedulerThread: UInt
-    /// Bit 62: destroyed. Bits 0..<62: calls in flight from threads other than the scheduler's.
-    private let state = Atomic<Int>(0)
-    /// The plugin's part that all its performers share: the host's interface and the plugin's id.
-    let plugin: PluginIdentity
 
-    /// The name of the performer's target.
-    public let targetName: String
+    /// The performer's class: its plan types and the calls made into its performers with no cast.
+    var plans: PlanTable { group.plans }
+    /// The plugin's part that all its performers share: the host's interface and the plugin's id.
+    var plugin: PluginIdentity { group.plugin }
+    /// Where property writes go while `update_many` updates a performer of this group (set and cleared around its
+    /// update on the scheduler thread, read only there), or `nil` to call `set_property` per write.
+    @usableFromInline var pendingWrites: Unmanaged<PropertyWriteQueue>? {
+        get { group.pendingWrites }
+        set { group.pendingWrites = newValue }
+    }
+
+    /// The name of the performer's target (`motion_host_v1.target_name`, asked of the host at each read: no copy is
+    /// kept per performer). Once the performer is destroyed, the name it had, if the context is still held by then
+    /// (a token, a plugin thread), else `""`.
+    public var targetName: String {
+        let current = state.load(ordering: .acquiring)
+        if current & Self.destroyedBit != 0 { return current & Self.keptNameBit != 0 ? DestroyedContextNames.name(of: self) : "" }
+        guard host.covers(\.target_name), let name = host.raw.pointee.target_name else { return "" }
+        if isOnSchedulerThread { return name(handle.raw).map { String(cString: $0) } ?? "" }
+        return (try? withCallInFlight { name($0.raw).map { String(cString: $0) } ?? "" }) ?? ""
+    }
     /// The plugin's id, e.g. `"org.motion.tweenkit"`.
     public var pluginID: String { plugin.id }
     /// The host's interface.
     var host: Host { plugin.host }
-    private static let destroyedBit = 1 << 62
+    private static let destroyedBit: UInt32 = 1 << 30
+    /// Set once destroyed, when the target's name was kept for later reads (``DestroyedContextNames``).
+    private static let keptNameBit: UInt32 = 1 << 29
 
-    init(plugin: PluginIdentity, handle: ContextHandle, targetName: String, plans: PlanTable) {
-        self.plugin = plugin
+    init(group: ContextGroup, handle: ContextHandle) {
+        self.group = group
         self.handle = handle
-        self.targetName = targetName
-        self.plans = plans
-        self.schedulerThread = motion_sdk_thread_identity()
     }
 
     /// Whether the caller runs on the scheduler thread: one load and a compare, no call (the property
     /// write path asks once per write).
     @inlinable @inline(__always)
-    var isOnSchedulerThread: Bool { motion_sdk_thread_identity() == schedulerThread }
+    var isOnSchedulerThread: Bool { motion_sdk_thread_identity() == group.schedulerThread }
 
     /// Whether the performer has been destroyed (every call now fails with `.schedulerGone`).
     public var isDestroyed: Bool { state.load(ordering: .acquiring) & Self.destroyedBit != 0 }
@@ -121,9 +133,16 @@ public final class PerformerContext: Sendable {
             PropertyWriteQueue.flushActive()
             return body(handle)
         }
+        return try withCallInFlight(body)
+    }
+
+    /// Runs `body` with the context counted as a call in flight from a thread other than the scheduler's, or throws
+    /// `.schedulerGone` once the performer is destroyed.
+    private func withCallInFlight<R>(_ body: (ContextHandle) -> R) throws(PluginError) -> R {
         var current = state.load(ordering: .acquiring)
         while true {
             guard current & Self.destroyedBit == 0 else { throw Self.goneError }
+            precondition(current & (Self.keptNameBit - 1) < Self.keptNameBit - 1, "2^29 - 1 host calls in flight on one performer context")
             let (exchanged, original) = state.compareExchange(
                 expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
             if exchanged { break }
@@ -135,11 +154,24 @@ public final class PerformerContext: Sendable {
 
     /// Marks the context destroyed and waits for calls in flight on other threads (which are
     /// [thread-safe] host calls that do not wait for the scheduler thread, so the wait is short).
-    func invalidate() {
-        state.bitwiseOr(Self.destroyedBit, ordering: .acquiringAndReleasing)
-        while state.load(ordering: .acquiring) & ~Self.destroyedBit != 0 {
+    ///
+    /// - Parameter keepingTargetName: Whether ``targetName`` should still answer afterwards (the context is held
+    ///   beyond the SDK's own reference, by a token or a plugin thread): the name is then read from the host now,
+    ///   while its context is live, and kept until this context goes.
+    func invalidate(keepingTargetName: Bool) {
+        var bits = Self.destroyedBit
+        if keepingTargetName {
+            DestroyedContextNames.keep(targetName, of: self)
+            bits |= Self.keptNameBit
+        }
+        state.bitwiseOr(bits, ordering: .acquiringAndReleasing)
+        while state.load(ordering: .acquiring) & ~(Self.destroyedBit | Self.keptNameBit) != 0 {
             sched_yield()
         }
+    }
+
+    deinit {
+        if state.load(ordering: .acquiring) & Self.keptNameBit != 0 { DestroyedContextNames.forget(self) }
     }
 
     private static let goneError = PluginError(
@@ -454,6 +486,67 @@ public final class PerformerContext: Sendable {
     ///   - message: the text.
     public func log(_ level: LogLevel, _ message: String) {
         host.log(level.rawValue, "\(pluginID) (\(targetName)): \(message)")
+    }
+}
+
+/// The target names of destroyed contexts that are still held (by a token, a plugin thread): a context asks the
+/// host for its target's name while the host's context lives, and after that only such a context needs it (its log
+/// lines), so the name is copied here at its destruction instead of into every context.
+///
+/// Thread rule: any thread, under a pthread mutex (Thread Sanitizer sees it, unlike `Synchronization.Mutex`:
+/// Documentation/PITFALLS.md).
+enum DestroyedContextNames {
+    nonisolated(unsafe) private static var names: [ObjectIdentifier: String] = [:]
+    nonisolated(unsafe) private static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
+        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        precondition(pthread_mutex_init(lock, nil) == 0, "pthread_mutex_init failed for the destroyed contexts' names")
+        return lock
+    }()
+
+    private static func withLock<R>(_ body: () -> R) -> R {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        return body()
+    }
+
+    static func keep(_ name: String, of context: PerformerContext) { withLock { names[ObjectIdentifier(context)] = name } }
+    static func name(of context: PerformerContext) -> String { withLock { names[ObjectIdentifier(context)] ?? "" } }
+    static func forget(_ context: PerformerContext) { withLock { names[ObjectIdentifier(context)] = nil } }
+}
+
+/// What the contexts of the performers of one class created on one thread share (one object, where each context
+/// kept these 40 bytes before): the plugin, the class's plan table, the thread, and the queue its performers' writes
+/// go to while `update_many` updates one of them. Made on a thread's first `create_performer` of the class and kept
+/// for the thread's life (``ContextGroup/current(for:plugin:)``).
+///
+/// `Sendable`: `pendingWrites` is read and written on the scheduler thread only; the rest is immutable.
+@usableFromInline
+final class ContextGroup: Sendable {
+    let plugin: PluginIdentity
+    let plans: PlanTable
+    /// `motion_sdk_thread_identity()` on the scheduler thread (where the host creates performers).
+    @usableFromInline let schedulerThread: UInt
+    /// Where property writes go while `update_many` updates a performer of the group (a performer's own `update`,
+    /// or a batch's from a host without slots), or `nil` to call `set_property` per write. Unmanaged: `update_many`
+    /// keeps the queue alive around the update, and this path must not count references per write. A performer of
+    /// the group that writes during another's update (a nested call) queues too: its write reaches the host in the
+    /// same order as a direct call would, since the queue is flushed before every other host call on the thread.
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var pendingWrites: Unmanaged<PropertyWriteQueue>?
+
+    private init(plugin: PluginIdentity, plans: PlanTable) {
+        self.plugin = plugin
+        self.plans = plans
+        self.schedulerThread = motion_sdk_thread_identity()
+    }
+
+    /// The calling thread's group for the class of `plans` (made on first use).
+    static func current(for plans: PlanTable, plugin: PluginIdentity) -> ContextGroup {
+        let thread = ThreadFrameBatches.current
+        let id = ObjectIdentifier(plans)
+        if let group = thread.groups[id] { return group }
+        let group = ContextGroup(plugin: plugin, plans: plans)
+        thread.groups[id] = group
+        return group
     }
 }
 
