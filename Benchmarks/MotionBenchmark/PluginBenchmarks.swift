@@ -116,7 +116,7 @@ struct PluginBenchmarks {
     }
 
     /// The in-process `Tween` performer as a registry.
-    static func inProcessTweens() -> InProcessRegistry { InProcessTweenBatch.registry() }
+    static func inProcessTweens() -> InProcessRegistry { InProcessTweenPerformer.registry() }
 
     /// Plans per second committed to existing performers of `registry`, one plan per transaction, plans
     /// cycling over 100 targets (manifest validation, JSON across the boundary, the plugin's parsing).

@@ -244,7 +244,10 @@ public final class Target {
     public let id: TargetID
     /// The target's place in its scene's `targets`, as the store's records name it.
     @usableFromInline let rawIndex: Int32
-    @usableFromInline var index: Int { Int(rawIndex) }
+    /// The target's place in its scene's ``Scene/targets`` (0 for the first target added): stable for the scene's life,
+    /// so a performer that keeps one small record per target (a ``SharedPerformer``'s member) may keep this instead
+    /// of a reference.
+    public var index: Int { Int(rawIndex) }
     /// The slot last written by property id (``setValue(_:for:)``), or -1: a performer (or a plugin through
     /// `set_property`) that writes one property every frame finds it with one compare. Beside `rawIndex`, so
     /// a target stays 56 bytes.
