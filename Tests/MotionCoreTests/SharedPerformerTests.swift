@@ -117,7 +117,7 @@ struct SharedPerformerTests {
         func member(_ target: String) -> UInt64? { scheduler.member(forTarget: TargetID(target), className: "Shared")?.member.rawValue }
     }
 
-    @Test func plansReachTheMemberOfTheirTargetOneMemberPerTarget() throws {  // R5, R7, R9, R10
+    @Test func plansReachTheMemberOfTheirTargetOneMemberPerTarget() throws {  // R5, R7, R9, R10, R11
         let f = Fixture()
         try f.commit([("Mark", "a"), ("Go", "b"), ("Mark", "a"), ("Plain", "a"), ("Stop", "b")])
         #expect(f.recorder.log == ["make a 100", "add a Mark", "make b 110", "add b Go", "add a Mark", "add b Stop"])

@@ -219,20 +219,16 @@ public final class PerformerClass {
     ///     `preparePlan` and `checkPlanOnTarget`: for a class that checks both in one pass over the plan's fields
     ///     (the plugin host's manifest validation). Throwing fails the operation as they do.
     ///   - make: Creates a performer for a target. Throwing fails the operation (R12).
-    public init(
+    public convenience init(
         name: String, origin: String = "in-process",
         preparePlan: ((Plan) throws -> Plan)? = nil,
         checkPlanOnTarget: ((Plan, Target) throws -> Void)? = nil,
         preparePlanOnTarget: ((Plan, Target) throws -> Plan)? = nil,
         make: @escaping (PerformerContext) throws -> any Performer
     ) {
-        self.name = name
-        self.origin = origin
-        self.preparePlan = preparePlan
-        self.checkPlanOnTarget = checkPlanOnTarget
-        self.preparePlanOnTarget = preparePlanOnTarget
-        self.make = make
-        self.sharedPerformer = nil
+        self.init(
+            name: name, origin: origin, preparePlan: preparePlan, checkPlanOnTarget: checkPlanOnTarget,
+            preparePlanOnTarget: preparePlanOnTarget, make: make, sharedPerformer: nil)
     }
 
     /// Creates a class of members of shared performers (``SharedPerformer``): the scheduler keeps one member per
@@ -247,19 +243,30 @@ public final class PerformerClass {
     ///   - sharedPerformer: The shared performer that makes the member for a target (for example one per scene,
     ///     made on the first call for that scene); its ``SharedPerformer/makeMember(_:)`` is then called with the
     ///     same context. Throwing fails the operation (R12).
-    public init(
+    public convenience init(
         name: String, origin: String = "in-process",
         preparePlan: ((Plan) throws -> Plan)? = nil,
         checkPlanOnTarget: ((Plan, Target) throws -> Void)? = nil,
         preparePlanOnTarget: ((Plan, Target) throws -> Plan)? = nil,
         sharedPerformer: @escaping (PerformerContext) throws -> any SharedPerformer
     ) {
+        self.init(
+            name: name, origin: origin, preparePlan: preparePlan, checkPlanOnTarget: checkPlanOnTarget,
+            preparePlanOnTarget: preparePlanOnTarget, make: { _ in throw SharedClassError(className: name) },
+            sharedPerformer: sharedPerformer)
+    }
+
+    private init(
+        name: String, origin: String, preparePlan: ((Plan) throws -> Plan)?, checkPlanOnTarget: ((Plan, Target) throws -> Void)?,
+        preparePlanOnTarget: ((Plan, Target) throws -> Plan)?, make: @escaping (PerformerContext) throws -> any Performer,
+        sharedPerformer: ((PerformerContext) throws -> any SharedPerformer)?
+    ) {
         self.name = name
         self.origin = origin
         self.preparePlan = preparePlan
         self.checkPlanOnTarget = checkPlanOnTarget
         self.preparePlanOnTarget = preparePlanOnTarget
-        self.make = { _ in throw SharedClassError(className: name) }
+        self.make = make
         self.sharedPerformer = sharedPerformer
     }
 }
