@@ -42,8 +42,8 @@ final class InProcessTweenPerformer: FrameUpdatingSharedPerformer {
     init(scene: Scene) { self.scene = scene }
 
     func makeMember(_ context: PerformerContext) throws -> PerformerMember {
-        guard context.target.scene === scene else { throw BenchmarkError("a Tween performer serves the targets of one scene") }
-        let member = Member(generator: context.tokenGenerator, target: Int32(context.target.index))
+        guard context.scene === scene else { throw BenchmarkError("a Tween performer serves the targets of one scene") }
+        let member = Member(generator: context.tokenGenerator, target: Int32(context.targetIndex))
         if let free = freeMembers.popLast() {
             members[Int(free)] = member
             return PerformerMember(rawValue: UInt64(free))
@@ -65,8 +65,7 @@ final class InProcessTweenPerformer: FrameUpdatingSharedPerformer {
         let curve = try TimingCurve(named: plan["timing"]?.string ?? "easeInOut")
         dropDestroyedMembers()
         let number = Int(member.rawValue)
-        let target = scene.targets[Int(members[number].target)]
-        let slot = target.slot(for: scene.propertyID(property))
+        let slot = scene.slot(for: scene.propertyID(property), ofTargetAt: Int(members[number].target))
         let key = Int64(number) << 32 | Int64(slot.rawValue)
         // One tween per property: a new plan replaces a running one (found by a scan, only when this member
         // runs any).
@@ -135,7 +134,7 @@ final class InProcessTweenPerformer: FrameUpdatingSharedPerformer {
         registry.registerMembers(
             planTypes: ["Tween"], className: "TweenPerformer",
             sharedPerformer: { context in
-                let scene = context.target.scene
+                let scene = context.scene
                 if shared?.scene !== scene { shared = InProcessTweenPerformer(scene: scene) }
                 return shared!
             })

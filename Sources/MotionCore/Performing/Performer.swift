@@ -164,8 +164,16 @@ public protocol FrameUpdatingSharedPerformer: SharedPerformer {
 /// token generator the scheduler will hand the performer right after creation (R11). A factory may use
 /// them already (a plugin may emit or take a token inside `create_performer`).
 public struct PerformerContext {
-    /// The target the new performer acts on; it outlives the performer.
-    public let target: Target
+    /// The scene of the target the new performer acts on.
+    public let scene: Scene
+    /// The index of that target in its scene (``Scene/target(at:)``, ``Scene/targetID(at:)``), stable for the scene's
+    /// life: what a member of a ``SharedPerformer`` keeps instead of the object.
+    public let targetIndex: Int
+    /// The target the new performer acts on; it outlives the performer. Its object is made (once, by its scene) the
+    /// first time code asks for it: a shared performer that keeps ``targetIndex`` instead makes none.
+    public var target: Target { scene.target(at: targetIndex) }
+    /// The target's name.
+    public var targetID: TargetID { scene.targetID(at: targetIndex) }
     /// The performer class being instantiated.
     public let performerClass: PerformerClass
     /// The emitter of the performer being created.

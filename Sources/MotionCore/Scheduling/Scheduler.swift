@@ -236,7 +236,7 @@ public final class Scheduler {
 
     private func recordIndex(forTarget target: TargetID, className: String) -> Int? {
         records.indices.first {
-            scene.targets[Int(records[$0].target)].id == target && performerClasses[Int(records[$0].performerClass)].name == className
+            scene.targetID(at: Int(records[$0].target)) == target && performerClasses[Int(records[$0].performerClass)].name == className
         }
     }
 
@@ -440,9 +440,9 @@ public final class Scheduler {
         throw CommitError(code: .emptyName, message: "a named plan needs a non-empty name (R21). To fix, give the plan a name or add it without one.")
     }
 
-    private func target(_ id: TargetID) throws(CommitError) -> Target {
-        if let target = scene.target(id) { return target }
-        let known = scene.targets.map(\.id.name)
+    private func target(_ id: TargetID) throws(CommitError) -> TargetReference {
+        if let index = scene.targetIndex(of: id) { return TargetReference(index: index, id: id) }
+        let known = (0..<scene.targetCount).map { scene.targetID(at: $0).name }
         throw CommitError(
             code: .unknownTarget,
             message:
@@ -450,7 +450,7 @@ public final class Scheduler {
         )
     }
 
-    private func resolve(_ plan: Plan, on target: Target) throws(CommitError) -> (PerformerClass, Plan) {
+    private func resolve(_ plan: Plan, on reference: TargetReference) throws(CommitError) -> (PerformerClass, Plan) {
         let performerClass = try performerClass(forPlanType: plan.type)
         guard performerClass.preparePlan != nil || performerClass.checkPlanOnTarget != nil || performerClass.preparePlanOnTarget != nil
         else {
@@ -458,6 +458,8 @@ public final class Scheduler {
         }
         do {
             var prepared = try performerClass.preparePlan?(plan) ?? plan
+            // The class checks the plan on the target's object (made now if the target had none).
+            let target = scene.target(at: reference.index)
             try performerClass.checkPlanOnTarget?(prepared, target)
             if let prepareOnTarget = performerClass.preparePlanOnTarget { prepared = try prepareOnTarget(prepared, target) }
             return (performerClass, prepared)
@@ -499,7 +501,7 @@ public final class Scheduler {
     }
 
     /// The record index of the performer of `performerClass` on `target`, made if it has none (R5–R9).
-    private func performerRecord(_ performerClass: PerformerClass, target: Target) throws(CommitError) -> Int {
+    private func performerRecord(_ performerClass: PerformerClass, target: TargetReference) throws(CommitError) -> Int {
         let targetIndex = target.index
         if targetIndex < firstPerformerOfTarget.count {
             var index = firstPerformerOfTarget[targetIndex]
@@ -535,7 +537,7 @@ public final class Scheduler {
     /// The performer of record `index` as traces and errors name it: its target and class.
     private func describe(_ index: Int) -> PerformerDescription {
         PerformerDescription(
-            target: scene.targets[Int(records[index].target)].id, className: performerClasses[Int(records[index].performerClass)].name)
+            target: scene.targetID(at: Int(records[index].target)), className: performerClasses[Int(records[index].performerClass)].name)
     }
 
     /// The index of `performerClass` in ``performerClasses``, added there the first time it makes a performer.
@@ -672,7 +674,7 @@ public final class Scheduler {
     /// - Returns: The record's index.
     @discardableResult
     private func makePerformer(
-        _ performerClass: PerformerClass, target: Target, index: Int, install: (inout PerformerRecord, Int) -> Void
+        _ performerClass: PerformerClass, target: TargetReference, index: Int, install: (inout PerformerRecord, Int) -> Void
     ) throws(CommitError) -> Int {
         let isNew = index == records.count
         let key = PerformerKey(index: Int32(index), incarnation: nextIncarnation)
@@ -687,7 +689,8 @@ public final class Scheduler {
         tokensDuringCreation = []
         defer { (creating, tokensDuringCreation) = enclosing }
         do {
-            let context = PerformerContext(target: target, performerClass: performerClass, emitter: emitter, tokenGenerator: tokenGenerator)
+            let context = PerformerContext(
+                scene: scene, targetIndex: target.index, performerClass: performerClass, emitter: emitter, tokenGenerator: tokenGenerator)
             if let sharedPerformer = performerClass.sharedPerformer {
                 let shared = try sharedPerformer(context)
                 member = try shared.makeMember(context)
@@ -838,13 +841,13 @@ public final class Scheduler {
     /// is re-added.
     /// - Returns: Each new record's index, its target and the plans its predecessor held.
     private func replacePerformers(of ids: Set<ObjectIdentifier>, failures: inout [CommitError])
-        -> [(Int, Target, [PlanLog.Entry])]
+        -> [(Int, TargetReference, [PlanLog.Entry])]
     {
         let chosen = records.indices.filter { ids.contains(ObjectIdentifier(performerClasses[Int(records[$0].performerClass)])) }
         guard !chosen.isEmpty else { return [] }
         // Kept alive until this returns, so no new performer's frame handle can reuse an old one's address.
         var retired: [(record: PerformerRecord, member: UInt64)] = []
-        var made: [(Int, Target, [PlanLog.Entry])] = []
+        var made: [(Int, TargetReference, [PlanLog.Entry])] = []
         // The chosen performers' tokens past their first, by record, found in one pass: a scan of every token for
         // each replaced performer made replacing 1,000 running Tweens a million token visits (a third of a reload).
         var extraTokensOfRecord: [Int: [HeldToken]] = [:]
@@ -865,7 +868,7 @@ public final class Scheduler {
             let old = records[index]
             // Read before the new member's number takes its place.
             let memberOfReplaced = memberNumber(index)
-            let target = scene.targets[Int(old.target)]
+            let target = TargetReference(index: Int(old.target), id: scene.targetID(at: Int(old.target)))
             let oldDescription = describe(index)
             do {
                 try makePerformer(performerClasses[Int(old.performerClass)], target: target, index: index) { new, _ in
@@ -928,7 +931,7 @@ public final class Scheduler {
     /// checked when its class's preparation has not changed since (``PerformerClass/preparationDidChange()``),
     /// else prepared and checked by its class again.
     /// - Returns: Whether the kept prepared form was given (no preparation ran).
-    private func readd(_ entry: PlanLog.Entry, to index: Int, on target: Target) throws(CommitError) -> Bool {
+    private func readd(_ entry: PlanLog.Entry, to index: Int, on target: TargetReference) throws(CommitError) -> Bool {
         let performerClass = performerClasses[Int(records[index].performerClass)]
         let isPrepared = entry.revision == performerClass.preparationRevision
         let prepared = isPrepared ? entry.prepared : try resolve(entry.plan, on: target).1
@@ -1212,6 +1215,14 @@ private struct HeldToken {
 private struct NamedPlanKey: Hashable {
     let target: TargetID
     let name: String
+}
+
+/// A target as a commit names it: its index in the scene and its name. A ``Target`` object is made only for code that
+/// asks for one (a class's plan checks, a ``PerformerContext``'s `target`), so members of shared performers make none.
+private struct TargetReference {
+    let index: Int
+    let id: TargetID
+    var rawIndex: Int32 { Int32(truncatingIfNeeded: index) }
 }
 
 /// A frame-updated performer in the frame list (16 bytes), made once with its record: a frame walks a

@@ -154,6 +154,9 @@ final class PropertyStore {
     @exclusivity(unchecked) private var firstSlotOfTarget: [Int32] = []
     /// Invariant 4: per slot, the next (older) slot of its target, or -1.
     @exclusivity(unchecked) private var nextSlotOfTarget: [Int32] = []
+    /// The scene's targets' names, by target index (the scene's dense list of its targets; a ``Target`` reads its
+    /// name here, so that it is kept once, whether or not the target's object was made).
+    @exclusivity(unchecked) var targetIDs: ContiguousArray<TargetID> = []
 
     init() {
         records = .allocate(capacity: 0)
