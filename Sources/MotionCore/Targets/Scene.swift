@@ -50,7 +50,11 @@ public final class Scene {
         if index < targetObjects.count, let made = targetObjects[index] { return made }
         precondition(index >= 0 && index < targetCount, "target index \(index) is not below the scene's \(targetCount) targets")
         if targetObjects.count < targetCount {
-            if targetCount > targetObjects.capacity { targetObjects.reserveCapacity(ContiguousArray<Target?>.grownCapacity(targetCount)) }
+            // The first object: room for the targets there are (a scene's targets are mostly added before any is
+            // asked for); later ones, grown by half.
+            if targetCount > targetObjects.capacity {
+                targetObjects.reserveCapacity(targetObjects.isEmpty ? targetCount : ContiguousArray<Target?>.grownCapacity(targetCount))
+            }
             targetObjects.append(contentsOf: repeatElement(nil, count: targetCount - targetObjects.count))
         }
         let target = Target(index: index, scene: self, store: store)
