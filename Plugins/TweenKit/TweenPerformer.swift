@@ -197,10 +197,11 @@ final class TweenPerformer: SinglePlanPerformer, BatchedFrameUpdating {
 /// buffer per run of members the host updates together.
 ///
 /// Each update advances exactly the tweens of the members it is handed (`motion_frames_v1.update_many`): when
-/// those are all the members with a running tween (every member that runs one holds a token, and the host
-/// updates each performer that holds one), the pass takes every tween; otherwise (another scheduler's members
-/// share the thread, or the host splits a frame into runs) it first stamps the run's members and skips the
-/// tweens of the others, which keep their state untouched. Tokens of members whose last tween stopped end after
+/// those are all the members with a running tween, each once (as many as run one, and the SDK found the run as one
+/// stretch of member numbers, ``FrameBatchMembers/hasDistinctMembers``; every member that runs one holds a token,
+/// and the host updates each performer that holds one), the pass takes every tween; otherwise (another
+/// scheduler's members share the thread, the host splits a frame into runs, or its order jumps between numbers)
+/// it first stamps the run's members and skips the tweens of the others, which keep their state untouched. Tokens of members whose last tween stopped end after
 /// the pass, in order, once the pass's writes have been handed to the host.
 ///
 /// What costs per member or per tween, whatever the buffer holds: joining (a number, reused), leaving (its
@@ -255,15 +256,28 @@ final class TweenBatch: FrameBatch {
     }
 
     func update(_ run: FrameBatchMembers<TweenPerformer>, frame: Frame, writer: FrameBatchWriter) {
-        if run.count == runningMembers {
+        // Every running member, each once: the run's count alone would also match a run that repeats one member and
+        // leaves out another.
+        if run.count == runningMembers, run.hasDistinctMembers {
             advance(to: frame, writer) { _ in true }
         } else {
             serial &+= 1
             if stamps.count < members.count { stamps.append(contentsOf: repeatElement(0, count: members.count - stamps.count)) }
-            for performer in run { stamps[Int(performer.member)] = serial }
-            let serial = self.serial
-            stamps.withUnsafeBufferPointer { stamps in
-                advance(to: frame, writer) { key in stamps[Self.member(ofKey: key)] == serial }
+            var isRepeated = false
+            for performer in run {
+                let member = Int(performer.member)
+                if stamps[member] == serial { isRepeated = true }
+                stamps[member] = serial
+            }
+            if run.count == runningMembers, !isRepeated {
+                // Every running member after all, each once (the SDK could not tell, its order jumping between numbers:
+                // reused ones, after performers went): the pass needs no test per tween.
+                advance(to: frame, writer) { _ in true }
+            } else {
+                let serial = self.serial
+                stamps.withUnsafeBufferPointer { stamps in
+                    advance(to: frame, writer) { key in stamps[Self.member(ofKey: key)] == serial }
+                }
             }
         }
         guard !stopped.isEmpty else { return }

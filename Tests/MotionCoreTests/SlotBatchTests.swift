@@ -100,6 +100,32 @@ struct SlotBatchTests {
         #expect(scene.target("t0")![position] == nil)
     }
 
+    @Test(
+        "a batch of scalar writes refused at a late write is put back whole: values, a slot written twice, and the change log",
+        arguments: [(Int32(2), Double.nan), (9, 3), (2, .infinity), (4, 3)])
+    func scalarBatchRefusedLateIsPutBack(badSlot: Int32, badValue: Double) {
+        // t1.x changed before the batch (in the log); the batch's one-component writes are checked and applied in one
+        // pass, and the last one (a NaN, a slot past the store's, an infinity, a slot with no value yet, which takes the
+        // other path) makes it put back what it had applied.
+        #expect(apply([(slots[1], 1)], [4], Self.whole) == nil)
+        let writes: [(PropertySlot, UInt32)] = [(slots[0], 1), (slots[1], 1), (slots[0], 1), (slots[3], 1), (PropertySlot(rawValue: badSlot), 1)]
+        let values: [Double] = [1, 2, 3, 5, badValue]
+        let problem = apply(writes, values, Self.whole)
+        if badSlot == 4 {
+            // A slot with no value: not a problem, the batch is applied by the two-pass path after the put-back.
+            #expect(problem == nil)
+            #expect(xs() == [3, 2, 0, 5])
+            #expect(scene.drainChanges().map(\.target) == ["t1", "t0", "t3", "t0"])
+            return
+        }
+        #expect(problem == PropertySlotBatchProblem(badSlot == 9 ? .unknownSlot : .notFinite, at: 4))
+        #expect(xs() == [0, 4, 0, 0])
+        #expect(scene.drainChanges().map(\.target) == ["t1"])
+        // The put-back slots are out of the log: their next change is logged again.
+        #expect(apply([(slots[0], 1)], [6], Self.whole) == nil)
+        #expect(scene.drainChanges().map(\.target) == ["t0"])
+    }
+
     @Test("an empty batch is applied; values with no writes are left over", arguments: [true, false])
     func emptyBatches(whole: Bool) {
         #expect(apply([], [], whole ? Self.whole : Self.eachInTurn) == nil)

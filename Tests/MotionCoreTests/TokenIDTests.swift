@@ -183,4 +183,56 @@ struct TokenIDTests {
         #expect(throws: TokenError.self) { try old.terminate(tokenID: id) }
         #expect(f.scheduler?.isActive == false)
     }
+
+    /// Runs `body` on a thread of its own and waits for it (at most 5 s).
+    private func onAnotherThread(_ body: @escaping @Sendable () -> Void) throws {
+        let done = NSCondition()
+        nonisolated(unsafe) var isDone = false
+        let thread = Thread {
+            body()
+            done.withLock {
+                isDone = true; done.signal()
+            }
+        }
+        thread.start()
+        let deadline = Date(timeIntervalSinceNow: 5)
+        let finished = done.withLock {
+            while !isDone, done.wait(until: deadline) {}
+            return isDone
+        }
+        try #require(finished)
+    }
+
+    @Test func aLateEndByIDFromAnotherThreadLeavesNothingWaitingOnceItsTurnComes() throws {  // R33, R36
+        // The host's contexts end ids from any thread; the scheduler had ended this one already (the performer
+        // ended it on its thread). The late end used to be kept forever, as if its token were still on the way.
+        let f = Fixture()
+        let generator = try f.hold(on: "a")
+        let id = try #require(generator.generateID())
+        try generator.terminate(tokenID: id)
+        try onAnotherThread { #expect(generator.terminateOnAnyThread(tokenID: id)) }
+        #expect(f.scheduler?.processPendingWork().isEmpty == true)
+        #expect(f.scheduler?.terminationsAwaitingTheirToken == 0)
+        #expect(f.tokenEvents == ["generated \(id) IDTokenPerformer@a", "terminated \(id) IDTokenPerformer@a"])
+        #expect(f.scheduler?.isActive == false)
+    }
+
+    @Test func aTokenTakenAndEndedOnAnotherThreadForAReplacedPerformerLeavesNothingWaiting() throws {  // R36, R43
+        // Both arrive after the performer was replaced: the token is let go on arrival, and its end used to be kept
+        // forever, waiting for a token that had come already (a plugin's thread during a hot reload).
+        let f = Fixture()
+        f.scheduler?.recordsPlansForRecreation = true
+        let old = try f.hold(on: "a")
+        try onAnotherThread {
+            let token = old.generate()
+            #expect(token != nil)
+            #expect(throws: Never.self) { try token?.terminate() }
+        }
+        let performerClass = try #require(f.registry.performerClass(forPlanType: "Hold"))
+        _ = try #require(try f.scheduler?.recreatePerformers(of: [performerClass]))
+        #expect(f.scheduler?.processPendingWork().isEmpty == true)
+        #expect(f.scheduler?.terminationsAwaitingTheirToken == 0)
+        #expect(f.tokenEvents.isEmpty)
+        #expect(f.scheduler?.isActive == false && f.scheduler?.outstandingTokenCount == 0)
+    }
 }

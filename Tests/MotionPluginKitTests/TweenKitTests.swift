@@ -332,6 +332,25 @@ struct TweenKitTests {
         #expect(contexts.map(\.activeTokenCount) == [0, 0])
     }
 
+    @Test("update_many with one member twice and another left out moves the given member once and leaves the other untouched")
+    func updateManyWithARepeatedMember() throws {
+        // The run's count equals the batch's running members (2), but the run is not them: counting alone took the
+        // pass over every tween and moved the second.
+        let contexts = [FakeContext(target: "twice-0"), FakeContext(target: "twice-1")]
+        let performers = try contexts.map { context in try #require(plugin.create("TweenPerformer", for: context).0) }
+        defer { performers.forEach(plugin.destroy) }
+        for performer in performers {
+            let plan = #"{"type":"Tween","property":"x","from":[0],"to":[10],"duration":1,"timing":"linear"}"#
+            #expect(plugin.add(plan, to: performer).0 == MOTION_OK)
+        }
+        plugin.updateMany(performers, index: 0, time: 0, delta: 0)
+        plugin.updateMany([performers[0], performers[0]], index: 1, time: 0.5, delta: 0.5)
+        #expect(contexts.map { $0.value("x") } == [[5], [0]])
+        plugin.updateMany(performers, index: 2, time: 0.75, delta: 0.25)
+        #expect(contexts.map { $0.value("x") } == [[7.5], [7.5]])
+        #expect(contexts.map(\.activeTokenCount) == [1, 1])
+    }
+
     @Test("A member that joins after an update_many of some members is advanced by the next such update")
     func memberJoiningAfterARunOfSome() throws {
         // A run of some of the members stamps them in a table the batch fills only for such runs: the third

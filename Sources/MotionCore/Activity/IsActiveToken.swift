@@ -148,6 +148,6 @@ public struct IsActiveTokenGenerator: Sendable {
     package func terminateOnAnyThread(tokenID: UInt64) -> Bool {
         if let scheduler = inbox.schedulerOnItsThread { return scheduler.terminateToken(id: tokenID, owner: owner) }
         if inbox.isOnSchedulerThread { return false }
-        return inbox.enqueue(.tokenTerminated(tokenID, owner: owner))
+        return inbox.enqueue(.tokenTerminatedByID(tokenID, owner: owner))
     }
 }

@@ -12,6 +12,9 @@ final class SchedulerInbox: Sendable {
         case emit(Transaction, source: PerformerKey)
         case tokenGenerated(IsActiveToken, owner: PerformerKey)
         case tokenTerminated(UInt64, owner: PerformerKey)
+        /// A token ended by its id (``IsActiveTokenGenerator/terminateOnAnyThread(tokenID:)``): its holder took
+        /// it on the scheduler's thread, so no generation of it is still on the way.
+        case tokenTerminatedByID(UInt64, owner: PerformerKey)
     }
 
     private struct State {

@@ -1066,13 +1066,23 @@ public final class Scheduler {
     }
 
     func tokenTerminated(_ id: UInt64, owner: PerformerKey) {
-        guard let index = record(of: owner), forget(id, of: index) != nil else {
+        guard let index = record(of: owner) else {
+            // The performer is gone (replaced, R43): it ended its tokens, and one taken that did not reach it was
+            // let go on arrival, so nothing will come to skip. One still being made may yet see its token arrive.
+            if creating?.key == owner { terminatedBeforeSeen.insert(id) }
+            return
+        }
+        guard forget(id, of: index) != nil else {
             // Generated on another thread and not yet seen here: skip it when it arrives.
             terminatedBeforeSeen.insert(id)
             return
         }
         ended(id, index: index)
     }
+
+    /// How many token ends wait for their token's arrival from another thread, to skip it (R36): zero once the
+    /// inbox is drained, whatever the performers did.
+    package var terminationsAwaitingTheirToken: Int { terminatedBeforeSeen.count }
 
     /// What follows the end of record `index`'s token `id`, forgotten already: the frame list's compaction
     /// (its last token), the trace, the activity (R29, R35).
@@ -1112,6 +1122,7 @@ public final class Scheduler {
                 }
             case .tokenGenerated(let token, let owner): tokenGenerated(token, owner: owner)
             case .tokenTerminated(let id, let owner): tokenTerminated(id, owner: owner)
+            case .tokenTerminatedByID(let id, let owner): _ = terminateToken(id: id, owner: owner)
             }
         }
         return errors

@@ -166,6 +166,7 @@ final class PropertyStore {
     }
 
     deinit {
+        undo?.deallocate()
         records.deallocate()
         components.deallocate()
         changes.deallocate()
@@ -262,10 +263,87 @@ final class PropertyStore {
 
     /// Checks a whole batch (``Scene/setSlots(_:values:)``), then applies it with no further check: nothing of a
     /// batch with a problem is applied.
+    ///
+    /// The per-frame batch (every write one finite component to a one-component slot, at most
+    /// ``scalarBatchLimit`` writes) is checked and applied in one pass, ``applyScalars(_:_:)``, which keeps each
+    /// value it replaces and puts the batch back at the first write it does not take; any other batch, and one it
+    /// put back, is checked whole (``problem(_:_:)``, which names the first problem in motion/slots.h's order) and
+    /// then applied (``applyChecked(_:_:)``).
     func setSlots(_ writes: UnsafeBufferPointer<PropertySlotWrite>, _ values: UnsafeBufferPointer<Double>) -> PropertySlotBatchProblem? {
+        if writes.count == values.count, writes.count <= Self.scalarBatchLimit, applyScalars(writes, values) { return nil }
         if let problem = problem(writes, values) { return problem }
         applyChecked(writes, values)
         return nil
+    }
+
+    /// The most writes ``applyScalars(_:_:)`` takes in one batch: its `undo` buffer holds one value per write (8 KiB
+    /// at most, made on the first batch). The SDK hands over at most 256 per batch; a larger batch takes the
+    /// two-pass path.
+    static let scalarBatchLimit = 1024
+
+    /// The values ``applyScalars(_:_:)`` replaced in its current batch, by write index (``scalarBatchLimit`` of them,
+    /// allocated on first use).
+    private var undo: UnsafeMutablePointer<Double>?
+
+    /// Checks and applies a batch of one-component writes (one value per write) in one pass: per write one compare for
+    /// its slot's range and count together, one for its slot's count, one for its value's finiteness, then
+    /// ``store(_:_:_:components:changes:changeCount:)``'s compare, store and log entry. The value each write replaces
+    /// is kept in ``undo``, so that at the first write this pass does not take (a slot out of range, a count other than
+    /// 1, a slot without exactly one component, a value that is not finite) it puts every earlier write back (values
+    /// restored newest first, the slots this batch logged taken out of the log again) and returns `false`, the store as
+    /// it was; the caller then checks the batch whole.
+    /// - Returns: `true` when every write was applied.
+    private func applyScalars(_ writes: UnsafeBufferPointer<PropertySlotWrite>, _ values: UnsafeBufferPointer<Double>) -> Bool {
+        guard let writeBase = writes.baseAddress, let valueBase = values.baseAddress else { return false }
+        let undo: UnsafeMutablePointer<Double>
+        if let made = self.undo {
+            undo = made
+        } else {
+            undo = .allocate(capacity: Self.scalarBatchLimit)
+            self.undo = undo
+        }
+        // A write is 8 bytes, slot then count (PropertySlotWrite's layout, little-endian): as one word it is
+        // UInt32(bitPattern: slot) | count << 32, so `word - 1 << 32` is below the slot count exactly when the count
+        // is 1 and the slot is in range (a negative slot is 2^31 or more; another count leaves high bits). A C batch
+        // is aligned to 4 bytes only: the words are read unaligned (one plain load on x86-64 and arm64).
+        #if !_endian(little)
+            return false
+        #endif
+        let words = UnsafeRawPointer(writeBase)
+        let slots = UInt64(truncatingIfNeeded: slotCount)
+        let records = self.records
+        let components = self.components
+        let changes = self.changes
+        let changeCountAtStart = changeCount
+        var changeCount = changeCountAtStart
+        let count = writes.count
+        var index = 0
+        while index < count {
+            let slotWord = words.loadUnaligned(fromByteOffset: index &* 8, as: UInt64.self) &- 0x1_0000_0000
+            guard slotWord < slots else { break }
+            let slot = Int(truncatingIfNeeded: slotWord)
+            let scalar = valueBase[index]
+            let record = records + slot
+            // x - x is NaN for an infinity or a NaN, and a NaN is the one value unequal to itself.
+            let difference = scalar - scalar
+            guard record.pointee.count == 1, difference == difference else { break }
+            undo[index] = components[Int(record.pointee.offset)]
+            Self.store(scalar, Int32(truncatingIfNeeded: slot), record, components: components, changes: changes, changeCount: &changeCount)
+            index &+= 1
+        }
+        if index == count {
+            self.changeCount = changeCount
+            return true
+        }
+        // Put back: the values newest first (a slot written twice gets its value from before the batch), then the
+        // log entries this batch added (their slots were not in the log before it).
+        while index > 0 {
+            index &-= 1
+            let record = records + Int(truncatingIfNeeded: words.loadUnaligned(fromByteOffset: index &* 8, as: UInt64.self) &- 0x1_0000_0000)
+            components[Int(record.pointee.offset)] = undo[index]
+        }
+        for entry in changeCountAtStart..<changeCount { records[Int(changes[entry])].isDirty = false }
+        return false
     }
 
     /// The first problem of a batch, in the order ``Scene/setSlots(_:values:)`` gives, or `nil`. One pass, each

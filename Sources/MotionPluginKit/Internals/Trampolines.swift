@@ -480,16 +480,18 @@ func sdkUpdateMany(_ performers: UnsafePointer<OpaquePointer?>?, _ count: Int, _
             Unmanaged<PerformerContext>.fromOpaque(UnsafeRawPointer(performer))._withUnsafeGuaranteedRef { context in
                 if let batchMembers = context.batchMembers, let runner = context.plans.batchRunner {
                     // The run of this batch's members that starts here, updated in one call.
-                    let end = batchMembers._withUnsafeGuaranteedRef { $0.endOfRun(in: members, startingAt: index, context.batchIndex) }
+                    let (end, isOneStretch) = batchMembers._withUnsafeGuaranteedRef {
+                        $0.endOfRun(in: members, startingAt: index, context.batchIndex)
+                    }
                     let batch = batchMembers._withUnsafeGuaranteedRef { $0.batch }
                     let run = UnsafeBufferPointer(rebasing: members[index..<end])
                     if context.host.slots != nil {
-                        runner.run(batch, run, swiftFrame, FrameBatchWriter(queue: pending, context: context.handle.raw))
+                        runner.run(batch, run, isOneStretch, swiftFrame, FrameBatchWriter(queue: pending, context: context.handle.raw))
                     } else {
                         // No slots (a host older than ABI 1.3): the batch writes through its members' contexts,
                         // which queue for set_properties as around a performer's own update.
                         setPendingWrites(pending, of: run)
-                        runner.run(batch, run, swiftFrame, FrameBatchWriter(queue: nil, context: nil))
+                        runner.run(batch, run, isOneStretch, swiftFrame, FrameBatchWriter(queue: nil, context: nil))
                         setPendingWrites(nil, of: run)
                     }
                     index = end

@@ -75,15 +75,23 @@ public struct FrameBatchMembers<Member: BatchedFrameUpdating>: RandomAccessColle
     /// The run's `motion_performer *`s (the SDK's performer contexts), or empty with ``single`` set.
     private let performers: UnsafeBufferPointer<OpaquePointer?>
     private let single: Member?
+    /// Whether no member is in the run twice, as far as the SDK knows: `true` for a run the SDK found as one stretch
+    /// of consecutive member numbers, and for a single member; `false` when it could not tell (a run that jumps between
+    /// numbers, reused or out of order), which does not mean a member repeats. A batch that takes a shortcut when the
+    /// run is all its running members (counting them) needs this too: a host that passes one member twice and leaves
+    /// out another gives the same count (`motion_frames_v1.update_many` does not promise distinct performers).
+    public let hasDistinctMembers: Bool
 
-    init(performers: UnsafeBufferPointer<OpaquePointer?>) {
+    init(performers: UnsafeBufferPointer<OpaquePointer?>, hasDistinctMembers: Bool) {
         self.performers = performers
         self.single = nil
+        self.hasDistinctMembers = hasDistinctMembers
     }
 
     init(single: Member) {
         self.performers = UnsafeBufferPointer(start: nil, count: 0)
         self.single = single
+        self.hasDistinctMembers = true
     }
 
     /// 0.
@@ -142,8 +150,9 @@ public struct FrameBatchWriter {
     @inlinable @inline(__always)
     public func queue(_ value: Double, at slot: PropertySlot) -> Bool {
         // One compare for "a slot from the host" and "a writer with a queue", one for finiteness (x - x is NaN for an
-        // infinity or a NaN).
-        guard UInt32(bitPattern: slot.rawValue) < slotBound, value - value == 0 else { return false }
+        // infinity or a NaN, and a NaN is the one value unequal to itself: one compare, no zero).
+        let difference = value - value
+        guard UInt32(bitPattern: slot.rawValue) < slotBound, difference == difference else { return false }
         queue.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.appendSlotUnderContext(slot.rawValue, value) }
         return true
     }
@@ -221,7 +230,11 @@ private final class ThreadFrameBatches {
 /// `update_many` calls the batch with no cast.
 struct FrameBatchRunner: Sendable {
     /// Updates the run `performers` (contexts of performers of this class, all members of `batch`).
-    let run: @Sendable (_ batch: AnyObject, _ performers: UnsafeBufferPointer<OpaquePointer?>, Frame, FrameBatchWriter) -> Void
+    let run:
+        @Sendable (
+            _ batch: Unmanaged<AnyObject>, _ performers: UnsafeBufferPointer<OpaquePointer?>, _ hasDistinctMembers: Bool, Frame, FrameBatchWriter
+        ) ->
+            Void
     /// The batch of a performer of this class.
     let batchOf: @Sendable (any PluginPerformer) -> AnyObject
 
@@ -232,8 +245,11 @@ struct FrameBatchRunner: Sendable {
 
     private static func typed<P: BatchedFrameUpdating>(_: P.Type) -> FrameBatchRunner {
         FrameBatchRunner(
-            run: { batch, performers, frame, writer in
-                unsafeDowncast(batch, to: P.Batch.self).update(FrameBatchMembers(performers: performers), frame: frame, writer: writer)
+            run: { batch, performers, hasDistinctMembers, frame, writer in
+                batch._withUnsafeGuaranteedRef {
+                    unsafeDowncast($0, to: P.Batch.self).update(
+                        FrameBatchMembers(performers: performers, hasDistinctMembers: hasDistinctMembers), frame: frame, writer: writer)
+                }
             },
             batchOf: { unsafeDowncast($0, to: P.self).frameBatch })
     }
@@ -248,8 +264,10 @@ struct FrameBatchRunner: Sendable {
 ///
 /// Used on the batch's scheduler thread (`create_performer`, `update_many`, `destroy_performer`; motion_plugin.h).
 final class BatchMembers {
-    /// The batch, for `update_many`; alive while it has members (each member's performer keeps it).
-    unowned(unsafe) let batch: AnyObject
+    /// The batch, for `update_many`; alive while it has members (each member's performer keeps it). Unmanaged, so
+    /// that a frame borrows it with no count (an `unowned(unsafe)` reference is retained and released at each use, and
+    /// the batch's weak reference in the registry makes those the slow, side-table kind: about 130 instructions a frame).
+    let batch: Unmanaged<AnyObject>
     /// The batch again, to tell a live batch from a dead one whose address a new batch has taken (the registry).
     private weak var liveBatch: AnyObject?
     /// Per number, the member's context address; `nil` for a free number.
@@ -258,7 +276,7 @@ final class BatchMembers {
     private var count = 0
 
     private init(batch: AnyObject) {
-        self.batch = batch
+        self.batch = Unmanaged.passUnretained(batch)
         self.liveBatch = batch
     }
 
@@ -314,26 +332,41 @@ final class BatchMembers {
     }
 
     /// Where the run of this batch's members that starts at `start` ends in `performers` (an `update_many` array):
-    /// the index after its last member. The member at `start` is this batch's, numbered `number`.
-    func endOfRun(in performers: UnsafeBufferPointer<OpaquePointer?>, startingAt start: Int, _ number: Int32) -> Int {
+    /// the index after its last member, and whether the run is one stretch of consecutive member numbers (then no
+    /// member is in it twice). The member at `start` is this batch's, numbered `number`.
+    ///
+    /// The stretch that follows the numbers is compared with the table in one `memcmp` (about one instruction per
+    /// member, where a loop of two loads and a compare took 10), when the table has no free number (a free
+    /// number's `nil` entry would match a `NULL` in the host's array, which is no member); a stretch that `memcmp`
+    /// finds different is walked member by member to its first difference.
+    func endOfRun(in performers: UnsafeBufferPointer<OpaquePointer?>, startingAt start: Int, _ number: Int32) -> (end: Int, isOneStretch: Bool) {
         contexts.withUnsafeBufferPointer { contexts in
             var end = start + 1
+            var isOneStretch = true
             // The member at performers[i] is numbered i + offset while the host's order follows the numbers.
             var offset = Int(number) - start
+            let isDense = freeNumbers.isEmpty
             while end < performers.count {
-                // The stretch that follows the numbers: two loads and a compare per member, no read of a context.
                 let bound = min(performers.count, contexts.count - offset)
-                while end < bound, let next = performers[end], contexts[end + offset] == next { end += 1 }
+                if isDense, end < bound, let hostBase = performers.baseAddress, let tableBase = contexts.baseAddress,
+                    memcmp(hostBase + end, tableBase + (end + offset), (bound - end) * MemoryLayout<OpaquePointer?>.stride) == 0
+                {
+                    end = bound
+                } else {
+                    // The stretch that follows the numbers: two loads and a compare per member, no read of a context.
+                    while end < bound, let next = performers[end], contexts[end + offset] == next { end += 1 }
+                }
                 guard end < performers.count, let next = performers[end] else { break }
                 // Not the next number (or past the table): read its context to see whether it is a member.
                 let number = Unmanaged<PerformerContext>.fromOpaque(UnsafeRawPointer(next))._withUnsafeGuaranteedRef {
                     $0.batchMembers?.toOpaque() == Unmanaged.passUnretained(self).toOpaque() ? Int($0.batchIndex) : -1
                 }
                 guard number >= 0 else { break }
+                isOneStretch = false
                 offset = number - end
                 end += 1
             }
-            return end
+            return (end, isOneStretch)
         }
     }
 }
