@@ -95,4 +95,28 @@ struct LazyTargetTests {
             #expect(error.message.contains("Known targets: a, b, c."))
         }
     }
+
+    @Test func namesAreFoundAcrossTheListsChunksAndATargetsNameIsReadableWhileTargetsAreAdded() async {
+        // Chunks of 64, 128, 256 ... names: indices 63/64 and 191/192 are chunk edges.
+        let names = TargetNames()
+        for i in 0..<1000 { names.append(TargetID("t\(i)")) }
+        #expect(names.count == 1000)
+        #expect([0, 63, 64, 191, 192, 999].map { names[$0].name } == ["t0", "t63", "t64", "t191", "t192", "t999"])
+        // Another thread reads a target's name while this one adds thousands more (the plugin host's log lines).
+        let scene = Scene()
+        scene.addTargets(["first"])
+        // A Target is not Sendable: its name is the one member documented as readable from any thread.
+        struct Handed: @unchecked Sendable { let target: Target }
+        let first = Handed(target: scene.target(at: 0))
+        let reader = Task.detached {
+            var reads = 0
+            for _ in 0..<20_000 where first.target.id == "first" { reads += 1 }
+            return reads
+        }
+        scene.addTargets((0..<20_000).lazy.map { TargetID("card\($0)") })
+        #expect(await reader.value == 20_000)
+        #expect(scene.targetCount == 20_001)
+        #expect(scene.targetIndex(of: "card19999") == 20_000)
+        #expect(scene.targetID(at: 4097).name == "card4096")
+    }
 }

@@ -136,7 +136,7 @@ public final class Scene {
         } else {
             index = targetCount
             precondition(index < Int(Int32.max), "a scene holds fewer than 2^31 - 1 targets")
-            store.targetIDs.appendGrowingByHalf(id)
+            store.targetIDs.append(id)
             targetsByID.insert(id, index: index, among: store.targetIDs)
         }
         for (name, value) in properties {
@@ -252,7 +252,7 @@ public final class Scene {
 /// at most three quarters full, so 10.7 to 21.3 bytes per target (a `[TargetID: Target]` took about 50 at a
 /// million, for its inline key and value and its growth; at most half full, 16 to 32, it took 26 at 10,000).
 /// Linear probing at that load finds a name in about 2.5 probes, each a compare of the word's hash bits, and
-/// reads a target's name only where they match. The names themselves are in the store's dense `targetIDs`.
+/// reads a target's name only where they match. The names themselves are in the store's `targetIDs` (``TargetNames``).
 private struct TargetTable {
     /// Each word: the top 32 bits of the name's hash, then the target's index + 1; 0 is an empty bucket.
     private var buckets: [UInt64] = Array(repeating: 0, count: 16)
@@ -261,7 +261,7 @@ private struct TargetTable {
     private static func hashBits(_ id: TargetID) -> UInt64 { UInt64(UInt(bitPattern: id.hashValue)) >> 32 }
 
     /// The index of the target named `id`, if there is one.
-    func index(of id: TargetID, among targets: ContiguousArray<TargetID>) -> Int? {
+    func index(of id: TargetID, among targets: TargetNames) -> Int? {
         let hash = Self.hashBits(id)
         let mask = buckets.count - 1
         var bucket = Int(truncatingIfNeeded: hash) & mask
@@ -274,7 +274,7 @@ private struct TargetTable {
     }
 
     /// Adds a target that the table does not hold yet, at `index` of `targets`.
-    mutating func insert(_ id: TargetID, index: Int, among targets: ContiguousArray<TargetID>) {
+    mutating func insert(_ id: TargetID, index: Int, among targets: TargetNames) {
         precondition(index < Int(UInt32.max), "a scene holds fewer than 2^32 - 1 targets")
         if (count + 1) * 4 > buckets.count * 3 {
             let old = buckets
@@ -312,13 +312,13 @@ public struct PropertyChange: Hashable, Sendable {
 
 /// A named object in a ``Scene`` with animatable properties.
 ///
-/// Its values live in the scene's store (one ``PropertySlot`` per property it has), and its name too; the target
-/// is a view of them. Its scene makes the object the first time code asks for it and keeps it for the scene's life
+/// Its values live in the scene's store (one ``PropertySlot`` per property it has); the target is a view of them. Its scene makes the object the first time code asks for it and keeps it for the scene's life
 /// (``Scene/target(at:)``): a target's object is always the same one.
 ///
 /// Thread rule: use a target from its scene's scheduler thread only.
 public final class Target {
-    /// The target's name (kept once, in its scene's store).
+    /// The target's name (kept once, in its scene's list of names, whose names never move: any thread may read it,
+    /// as the plugin host's contexts do to name their target in log lines from plugins' own threads).
     public var id: TargetID { store.targetIDs[index] }
     /// The target's place in its scene's `targets`, as the store's records name it.
     @usableFromInline let rawIndex: Int32
@@ -328,7 +328,7 @@ public final class Target {
     public var index: Int { Int(rawIndex) }
     /// The slot last written by property id (``setValue(_:for:)``), or -1: a performer (or a plugin through
     /// `set_property`) that writes one property every frame finds it with one compare. Beside `rawIndex`, so
-    /// a target is 40 bytes (a 48-byte heap block: its name is in the store, by index).
+    /// a target is 40 bytes (a 48-byte heap block: its name is in the store's list, by index).
     @exclusivity(unchecked) private var lastSlot: Int32 = -1
     /// The scene that owns this target.
     public unowned let scene: Scene
