@@ -37,7 +37,7 @@ struct PluginBenchmarks {
             for _ in 0..<frames {
                 time += 1.0 / 60
                 scheduler.advanceFrame(to: time)
-                scene.drainChanges { _, _, _ in changes += 1 }
+                scene.drainIndexedChanges { _, _, _ in changes += 1 }
             }
             // Every tween must still run, and must have moved its target on every frame.
             guard scheduler.frameUpdatedPerformerCount == count, changes == frames * count else {
@@ -50,7 +50,8 @@ struct PluginBenchmarks {
     /// target lacks).
     static func tweenScene(count: Int) -> Scene {
         let scene = Scene()
-        for i in 0..<count { scene.addTarget(TargetID("card\(i)"), properties: ["x": 0]) }
+        // No `Target` objects: a performer that needs one (the plugin host's) makes it.
+        scene.addTargets((0..<count).lazy.map { TargetID("card\($0)") }, properties: ["x": 0])
         return scene
     }
 
@@ -59,9 +60,9 @@ struct PluginBenchmarks {
         let scheduler = Scheduler(scene: scene, registry: registry)
         // In transactions of 1,000 plans: the memory column is what running Tweens hold, not a transaction of a
         // million plans waiting to be committed.
-        for chunk in stride(from: 0, to: scene.targets.count, by: 1000) {
+        for chunk in stride(from: 0, to: scene.targetCount, by: 1000) {
             var transaction = Transaction()
-            for i in chunk..<min(chunk + 1000, scene.targets.count) {
+            for i in chunk..<min(chunk + 1000, scene.targetCount) {
                 // "from" 0: every frame moves every target, so every frame records a change per target.
                 let plan = Plan(type: "Tween", fields: ["property": "x", "from": [0], "to": [1000], "duration": 3000, "timing": "easeInOut"])
                 transaction.add(plan, to: TargetID("card\(i)"))
@@ -116,7 +117,7 @@ struct PluginBenchmarks {
     }
 
     /// The in-process `Tween` performer as a registry.
-    static func inProcessTweens() -> InProcessRegistry { InProcessTweenBatch.registry() }
+    static func inProcessTweens() -> InProcessRegistry { InProcessTweenPerformer.registry() }
 
     /// Plans per second committed to existing performers of `registry`, one plan per transaction, plans
     /// cycling over 100 targets (manifest validation, JSON across the boundary, the plugin's parsing).
@@ -301,7 +302,7 @@ struct PluginBenchmarks {
         scheduler.advanceFrame(to: 0)
         scheduler.advanceFrame(to: 1.0 / 60)
         var changes = 0
-        scene.drainChanges { _, _, _ in changes += 1 }
+        scene.drainIndexedChanges { _, _, _ in changes += 1 }
         let afterFrame = LimitBenchmarks.heapBytes()
         let residentAfter = LimitBenchmarks.residentBytes()
         let (anonymousAfter, fileAfter) = (LimitBenchmarks.residentBytes("RssAnon"), LimitBenchmarks.residentBytes("RssFile"))

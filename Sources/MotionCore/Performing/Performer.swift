@@ -73,12 +73,107 @@ public protocol BatchedFrameUpdating: FrameUpdating {
     var frameBatchMember: OpaquePointer { get }
 }
 
+/// One performer of a ``SharedPerformer``: the number its shared performer gave it when the scheduler asked for
+/// a performer on a target (``SharedPerformer/makeMember(_:)``), which the scheduler keeps in its record and
+/// passes back with every call for that performer.
+///
+/// The scheduler gives it no meaning: a shared performer chooses it (an index into its own dense table of
+/// members, or a plugin host's context handle) and must keep it unique among its live members; it may give a
+/// destroyed member's number to a later one.
+public struct PerformerMember: Hashable, Sendable, CustomStringConvertible {
+    /// The shared performer's number for the member (any 64-bit value).
+    public let rawValue: UInt64
+
+    /// A member number.
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    public var description: String { "member \(rawValue)" }
+}
+
+/// One object that is the performers of one performer class on many targets: its members.
+///
+/// For the scheduler a member is a performer like any other (Documentation/RUNTIME.md R5–R43 hold member by
+/// member): one per (target, performer class), made on the first plan that needs it (``makeMember(_:)``), given
+/// that target's plans in order, with its own emitter and is-active tokens (the context's), destroyed with its
+/// scheduler or when ``Scheduler/recreatePerformers(of:)`` replaces it (``destroyMember(_:)``). What it saves is
+/// the object per target: a ``Performer`` is a heap object each (64 bytes or more), a member is whatever its
+/// shared performer keeps for it in its own tables (for the benchmark's in-process Tween, 32 bytes of a dense
+/// array), plus a word in the scheduler's tables.
+///
+/// A class of members is a ``PerformerClass`` made with `init(name:origin:...:sharedPerformer:)`; its factory
+/// returns the shared performer that serves a target (the same object for every target of a scene, say) and
+/// the scheduler then asks it for the member. Adopt ``NamedPlanSharedPerforming`` for named plans and
+/// ``FrameUpdatingSharedPerformer`` for frame updates. A member is not a ``Performer``: the scheduler's
+/// ``Scheduler/forEachPerformer(_:)`` and ``Scheduler/performer(forTarget:className:)`` do not list members
+/// (``Scheduler/member(forTarget:className:)`` finds one).
+///
+/// Thread rule: every call comes on the scheduler's thread.
+public protocol SharedPerformer: AnyObject {
+    /// Makes a member for `context.target`: called once per (target, class) by each scheduler the shared
+    /// performer serves, before the member's first plan (R5–R9), or again for a target whose member
+    /// ``Scheduler/recreatePerformers(of:)`` replaces (R43; the old member is destroyed after). The context's
+    /// emitter and token generator are the member's, handed over once here (R11): keep what the member needs.
+    /// - Parameter context: The member's target, class, emitter and token generator.
+    /// - Returns: The member's number, unique among this shared performer's live members.
+    /// - Throws: Any error to refuse; the commit fails with it (R12) and no member exists.
+    func makeMember(_ context: PerformerContext) throws -> PerformerMember
+
+    /// Performs a plan for one member (R9, R10, R20).
+    /// - Parameters:
+    ///   - plan: The scheduler's own copy of the plan (R1).
+    ///   - member: The member, a number ``makeMember(_:)`` returned and ``destroyMember(_:)`` has not been given.
+    /// - Throws: Any error to refuse the plan; the commit fails with it (R12).
+    func addPlan(_ plan: Plan, to member: PerformerMember) throws
+
+    /// Destroys a member: its scheduler is going (R42), or a new member replaced it (R43). Its outstanding
+    /// tokens were ended by the scheduler before (R37); ending them again fails (R33). Called once per member;
+    /// the number is not passed again unless ``makeMember(_:)`` returns it anew.
+    /// - Parameter member: The member.
+    func destroyMember(_ member: PerformerMember)
+}
+
+/// A shared performer whose members accept named plans (Documentation/RUNTIME.md R13–R21), as
+/// ``NamedPlanPerforming`` for a performer.
+public protocol NamedPlanSharedPerforming: SharedPerformer {
+    /// Performs a plan under a name for one member. The scheduler has already removed any earlier plan of that
+    /// name on the member's target (R16, R17).
+    /// - Throws: Any error to refuse the plan.
+    func addPlan(_ plan: Plan, named name: String, to member: PerformerMember) throws
+
+    /// Stops performing the plan of that name for one member. Called only for names the member holds (R15).
+    /// - Throws: Any error; the commit fails with it.
+    func removePlan(named name: String, from member: PerformerMember) throws
+}
+
+/// A shared performer whose members are updated once per frame while they hold at least one is-active token,
+/// as ``FrameUpdating`` performers of one ``FrameBatch`` are.
+///
+/// The scheduler updates its frame-updated performers in one order (the order they first took a token); where
+/// several members of one shared performer come one after another in it, it calls ``update(_:frame:)`` once for
+/// all of them.
+public protocol FrameUpdatingSharedPerformer: SharedPerformer {
+    /// Advances each member to `frame`, in the order given.
+    /// - Parameters:
+    ///   - members: The members (at least one), each holding an is-active token when the call began; valid during
+    ///     the call only.
+    ///   - frame: The frame's index, time and delta since the previous frame (seconds).
+    func update(_ members: UnsafeBufferPointer<PerformerMember>, frame: Frame)
+}
+
 /// What a performer class's factory receives: the target the performer acts on, and the emitter and
 /// token generator the scheduler will hand the performer right after creation (R11). A factory may use
 /// them already (a plugin may emit or take a token inside `create_performer`).
 public struct PerformerContext {
-    /// The target the new performer acts on; it outlives the performer.
-    public let target: Target
+    /// The scene of the target the new performer acts on.
+    public let scene: Scene
+    /// The index of that target in its scene (``Scene/target(at:)``, ``Scene/targetID(at:)``), stable for the scene's
+    /// life: what a member of a ``SharedPerformer`` keeps instead of the object.
+    public let targetIndex: Int
+    /// The target the new performer acts on; it outlives the performer. Its object is made (once, by its scene) the
+    /// first time code asks for it: a shared performer that keeps ``targetIndex`` instead makes none.
+    public var target: Target { scene.target(at: targetIndex) }
+    /// The target's name.
+    public var targetID: TargetID { scene.targetID(at: targetIndex) }
     /// The performer class being instantiated.
     public let performerClass: PerformerClass
     /// The emitter of the performer being created.
@@ -100,6 +195,9 @@ public final class PerformerClass {
     /// Where the class comes from, e.g. `"in-process"` or a plugin's manifest path; used in errors.
     public let origin: String
     let make: (PerformerContext) throws -> any Performer
+    /// The factory of a class of members (``SharedPerformer``): the shared performer that serves a target; `nil`
+    /// for a class of performers (``make``).
+    let sharedPerformer: ((PerformerContext) throws -> any SharedPerformer)?
     let preparePlan: ((Plan) throws -> Plan)?
     let checkPlanOnTarget: ((Plan, Target) throws -> Void)?
     let preparePlanOnTarget: ((Plan, Target) throws -> Plan)?
@@ -129,12 +227,47 @@ public final class PerformerClass {
     ///     `preparePlan` and `checkPlanOnTarget`: for a class that checks both in one pass over the plan's fields
     ///     (the plugin host's manifest validation). Throwing fails the operation as they do.
     ///   - make: Creates a performer for a target. Throwing fails the operation (R12).
-    public init(
+    public convenience init(
         name: String, origin: String = "in-process",
         preparePlan: ((Plan) throws -> Plan)? = nil,
         checkPlanOnTarget: ((Plan, Target) throws -> Void)? = nil,
         preparePlanOnTarget: ((Plan, Target) throws -> Plan)? = nil,
         make: @escaping (PerformerContext) throws -> any Performer
+    ) {
+        self.init(
+            name: name, origin: origin, preparePlan: preparePlan, checkPlanOnTarget: checkPlanOnTarget,
+            preparePlanOnTarget: preparePlanOnTarget, make: make, sharedPerformer: nil)
+    }
+
+    /// Creates a class of members of shared performers (``SharedPerformer``): the scheduler keeps one member per
+    /// (target, class), as it keeps one performer per (target, class) of another class (R5–R8), and asks
+    /// `sharedPerformer` which shared performer makes it.
+    /// - Parameters:
+    ///   - name: The class's name.
+    ///   - origin: Where it comes from, for errors and traces.
+    ///   - preparePlan: As for a class of performers.
+    ///   - checkPlanOnTarget: As for a class of performers.
+    ///   - preparePlanOnTarget: As for a class of performers.
+    ///   - sharedPerformer: The shared performer that makes the member for a target (for example one per scene,
+    ///     made on the first call for that scene); its ``SharedPerformer/makeMember(_:)`` is then called with the
+    ///     same context. Throwing fails the operation (R12).
+    public convenience init(
+        name: String, origin: String = "in-process",
+        preparePlan: ((Plan) throws -> Plan)? = nil,
+        checkPlanOnTarget: ((Plan, Target) throws -> Void)? = nil,
+        preparePlanOnTarget: ((Plan, Target) throws -> Plan)? = nil,
+        sharedPerformer: @escaping (PerformerContext) throws -> any SharedPerformer
+    ) {
+        self.init(
+            name: name, origin: origin, preparePlan: preparePlan, checkPlanOnTarget: checkPlanOnTarget,
+            preparePlanOnTarget: preparePlanOnTarget, make: { _ in throw SharedClassError(className: name) },
+            sharedPerformer: sharedPerformer)
+    }
+
+    private init(
+        name: String, origin: String, preparePlan: ((Plan) throws -> Plan)?, checkPlanOnTarget: ((Plan, Target) throws -> Void)?,
+        preparePlanOnTarget: ((Plan, Target) throws -> Plan)?, make: @escaping (PerformerContext) throws -> any Performer,
+        sharedPerformer: ((PerformerContext) throws -> any SharedPerformer)?
     ) {
         self.name = name
         self.origin = origin
@@ -142,7 +275,15 @@ public final class PerformerClass {
         self.checkPlanOnTarget = checkPlanOnTarget
         self.preparePlanOnTarget = preparePlanOnTarget
         self.make = make
+        self.sharedPerformer = sharedPerformer
     }
+}
+
+/// What a class of members gives when asked for a performer object (``PerformerClass/make`` of a class made with
+/// a shared performer); the scheduler never asks.
+struct SharedClassError: Error, CustomStringConvertible {
+    let className: String
+    var description: String { "performer class \(className) makes members of a shared performer, not performer objects" }
 }
 
 /// Maps plan types to performer classes. The scheduler asks it once per plan type and caches the answer.
@@ -182,6 +323,25 @@ public final class InProcessRegistry: PerformerRegistry {
         make: @escaping (PerformerContext) throws -> any Performer
     ) -> PerformerClass {
         let performerClass = PerformerClass(name: name, make: make)
+        register(performerClass, for: planTypes)
+        return performerClass
+    }
+
+    /// Registers a class of members of shared performers (``SharedPerformer``) for one or more plan types.
+    /// - Parameters:
+    ///   - planTypes: The plan types the class performs. A plan type registered again moves to this class.
+    ///   - name: The class's name.
+    ///   - sharedPerformer: The shared performer that makes the member for a target.
+    /// - Returns: The registered class.
+    ///
+    /// Named apart from ``register(planTypes:className:make:)`` so that a trailing closure that only throws still
+    /// names one method.
+    @discardableResult
+    public func registerMembers(
+        planTypes: [String], className name: String,
+        sharedPerformer: @escaping (PerformerContext) throws -> any SharedPerformer
+    ) -> PerformerClass {
+        let performerClass = PerformerClass(name: name, sharedPerformer: sharedPerformer)
         register(performerClass, for: planTypes)
         return performerClass
     }

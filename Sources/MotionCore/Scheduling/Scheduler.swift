@@ -60,7 +60,13 @@ public final class Scheduler {
     private var updaterBoxes: [Int32: FrameUpdaterBox] = [:]
     /// The frame batches of batched performers, each once; a frame slot names its batch by index here. A batch
     /// no performer uses any more (its performers were replaced, R43) is let go and its index reused.
-    private var frameBatches: [(any FrameBatch)?] = []
+    private var frameBatches: [FrameGroup?] = []
+    /// The members' numbers (``PerformerMember``) by record index, for the records of members of shared performers
+    /// (``SharedPerformer``): empty while the scheduler has none, then as long as the last member's record index + 1
+    /// (8 bytes per performer, where a performer object per target took 64 or more). Other records' entries are 0.
+    @exclusivity(unchecked) private var memberNumbers: ContiguousArray<UInt64> = []
+    /// The boxes the members' records hold, one per shared performer, by its `ObjectIdentifier`.
+    private var sharedPerformerBoxes: [ObjectIdentifier: SharedPerformerBox] = [:]
     private var frameBatchIndices: [ObjectIdentifier: Int32] = [:]
     /// What each performer type seen conforms to, by the type's `ObjectIdentifier`: found once per type, where five
     /// dynamic casts per performer made cost 1,200–2,200 instructions in `swift_conformsToProtocol` with a plugin
@@ -86,7 +92,7 @@ public final class Scheduler {
     private var tokenCountsEnded = 0
     /// Where ``advanceFrame(to:)`` collects a batch's members: kept between frames, grown as needed,
     /// written without an array's uniqueness check per member.
-    private var batchMembers = UnsafeMutableBufferPointer<OpaquePointer>.allocate(capacity: 64)
+    private var batchMembers = UnsafeMutableBufferPointer<UInt>.allocate(capacity: 64)
     private var isAdvancingFrame = false
     /// The performer being made (its factory runs), which has no record yet.
     private var creating: (key: PerformerKey, description: PerformerDescription)?
@@ -136,6 +142,9 @@ public final class Scheduler {
         // The records' own references to their first tokens' objects (``FirstToken``) first: removing a record does
         // not release it.
         for index in records.indices { records[index].firstToken.clear() }
+        // Members of shared performers have no object of their own to release: each is destroyed here, in creation
+        // order, before the performer objects go.
+        for index in records.indices { destroyMember(ofRecord: index) }
         updaterBoxes.removeAll()
         records.removeAll()
         frameBatches.removeAll()
@@ -202,18 +211,33 @@ public final class Scheduler {
         return records.count
     }
 
-    /// Calls `body` with every performer, in creation order (for example to hand performers
-    /// sensor samples).
+    /// Calls `body` with every performer object, in creation order (for example to hand performers
+    /// sensor samples). Members of shared performers (``SharedPerformer``) are not objects and are not listed.
     public func forEachPerformer(_ body: (any Performer) -> Void) {
         checkThread("forEachPerformer(_:)")
-        for index in records.indices { body(records[index].performer) }
+        for index in records.indices where !isMember(index) { body(records[index].performer) }
     }
 
-    /// The performer for a target and class name, if the scheduler created one.
+    /// The performer object for a target and class name, if the scheduler created one; `nil` for a class of members
+    /// of shared performers (``member(forTarget:className:)``).
     public func performer(forTarget target: TargetID, className: String) -> (any Performer)? {
         checkThread("performer(forTarget:className:)")
-        return records.first { scene.targets[Int($0.target)].id == target && performerClasses[Int($0.performerClass)].name == className }?
-            .performer
+        guard let index = recordIndex(forTarget: target, className: className), !isMember(index) else { return nil }
+        return records[index].performer
+    }
+
+    /// The member for a target and class name, with the shared performer it belongs to, if the scheduler made one
+    /// (``SharedPerformer``); `nil` for a class of performer objects (``performer(forTarget:className:)``).
+    public func member(forTarget target: TargetID, className: String) -> (performer: any SharedPerformer, member: PerformerMember)? {
+        checkThread("member(forTarget:className:)")
+        guard let index = recordIndex(forTarget: target, className: className), let box = sharedBox(index) else { return nil }
+        return (box.shared, PerformerMember(rawValue: memberNumber(index)))
+    }
+
+    private func recordIndex(forTarget target: TargetID, className: String) -> Int? {
+        records.indices.first {
+            scene.targetID(at: Int(records[$0].target)) == target && performerClasses[Int(records[$0].performerClass)].name == className
+        }
     }
 
     /// The thread rule, checked at every public entry point: in debug builds a call from another thread
@@ -318,8 +342,14 @@ public final class Scheduler {
             let target = try target(targetID)
             let (performerClass, prepared) = try resolve(plan, on: target)
             let index = try performerRecord(performerClass, target: target)
-            let performer = performer(ofRecord: index)
-            try performing(prepared, on: target.id) { () throws -> Void in try performer.addPlan(prepared) }
+            if performerClass.sharedPerformer != nil {
+                let box = sharedBox(index)!
+                let member = PerformerMember(rawValue: memberNumber(index))
+                try performing(prepared, on: target.id) { () throws -> Void in try box.shared.addPlan(prepared, to: member) }
+            } else {
+                let performer = performer(ofRecord: index)
+                try performing(prepared, on: target.id) { () throws -> Void in try performer.addPlan(prepared) }
+            }
             if recordsPlansForRecreation {
                 planLogs[Int32(index), default: PlanLog()].add(plan, prepared: prepared, revision: performerClass.preparationRevision)
             }
@@ -410,9 +440,9 @@ public final class Scheduler {
         throw CommitError(code: .emptyName, message: "a named plan needs a non-empty name (R21). To fix, give the plan a name or add it without one.")
     }
 
-    private func target(_ id: TargetID) throws(CommitError) -> Target {
-        if let target = scene.target(id) { return target }
-        let known = scene.targets.map(\.id.name)
+    private func target(_ id: TargetID) throws(CommitError) -> TargetReference {
+        if let index = scene.targetIndex(of: id) { return TargetReference(index: index, id: id) }
+        let known = (0..<scene.targetCount).map { scene.targetID(at: $0).name }
         throw CommitError(
             code: .unknownTarget,
             message:
@@ -420,7 +450,7 @@ public final class Scheduler {
         )
     }
 
-    private func resolve(_ plan: Plan, on target: Target) throws(CommitError) -> (PerformerClass, Plan) {
+    private func resolve(_ plan: Plan, on reference: TargetReference) throws(CommitError) -> (PerformerClass, Plan) {
         let performerClass = try performerClass(forPlanType: plan.type)
         guard performerClass.preparePlan != nil || performerClass.checkPlanOnTarget != nil || performerClass.preparePlanOnTarget != nil
         else {
@@ -428,6 +458,8 @@ public final class Scheduler {
         }
         do {
             var prepared = try performerClass.preparePlan?(plan) ?? plan
+            // The class checks the plan on the target's object (made now if the target had none).
+            let target = scene.target(at: reference.index)
             try performerClass.checkPlanOnTarget?(prepared, target)
             if let prepareOnTarget = performerClass.preparePlanOnTarget { prepared = try prepareOnTarget(prepared, target) }
             return (performerClass, prepared)
@@ -469,7 +501,7 @@ public final class Scheduler {
     }
 
     /// The record index of the performer of `performerClass` on `target`, made if it has none (R5–R9).
-    private func performerRecord(_ performerClass: PerformerClass, target: Target) throws(CommitError) -> Int {
+    private func performerRecord(_ performerClass: PerformerClass, target: TargetReference) throws(CommitError) -> Int {
         let targetIndex = target.index
         if targetIndex < firstPerformerOfTarget.count {
             var index = firstPerformerOfTarget[targetIndex]
@@ -505,7 +537,7 @@ public final class Scheduler {
     /// The performer of record `index` as traces and errors name it: its target and class.
     private func describe(_ index: Int) -> PerformerDescription {
         PerformerDescription(
-            target: scene.targets[Int(records[index].target)].id, className: performerClasses[Int(records[index].performerClass)].name)
+            target: scene.targetID(at: Int(records[index].target)), className: performerClasses[Int(records[index].performerClass)].name)
     }
 
     /// The index of `performerClass` in ``performerClasses``, added there the first time it makes a performer.
@@ -541,24 +573,95 @@ public final class Scheduler {
         return found
     }
 
-    /// The performer of record `index` as a performer of named plans, or `nil` when its type does not perform them.
-    private func namedPerformer(_ index: Int) -> (any NamedPlanPerforming)? {
+    /// The performer of record `index` as a performer of named plans (a member: its shared performer and number),
+    /// or `nil` when its type does not perform them.
+    private func namedPerformer(_ index: Int) -> NamedPlanHandler? {
         guard records[index].performsNamedPlans else { return nil }
+        if let box = sharedBox(index) { return box.named.map { .member($0, PerformerMember(rawValue: memberNumber(index))) } }
         let performer = performer(ofRecord: index)
-        return conformances(of: performer).named?(performer)
+        return conformances(of: performer).named.map { .performer($0(performer)) }
+    }
+
+    /// Gives record `index`'s performer, or member, a plain plan (R9).
+    private func addPlan(_ plan: Plan, toRecord index: Int) throws {
+        if let box = sharedBox(index) {
+            try box.shared.addPlan(plan, to: PerformerMember(rawValue: memberNumber(index)))
+        } else {
+            try performer(ofRecord: index).addPlan(plan)
+        }
+    }
+
+    /// Whether record `index` is a member of a shared performer (its class makes members).
+    @inline(__always)
+    private func isMember(_ index: Int) -> Bool { performerClasses[Int(records[index].performerClass)].sharedPerformer != nil }
+
+    /// The box of record `index`'s shared performer, or `nil` when the record holds a performer object.
+    private func sharedBox(_ index: Int) -> SharedPerformerBox? {
+        guard isMember(index) else { return nil }
+        return unsafeDowncast(records[index].performer, to: SharedPerformerBox.self)
+    }
+
+    /// Record `index`'s member number (0 for a record of a performer object).
+    @inline(__always)
+    private func memberNumber(_ index: Int) -> UInt64 { index < memberNumbers.count ? memberNumbers[index] : 0 }
+
+    /// Keeps record `index`'s member number, growing ``memberNumbers`` (by half) to reach it.
+    private func setMemberNumber(_ number: UInt64, at index: Int) {
+        if index >= memberNumbers.count {
+            if index >= memberNumbers.capacity { memberNumbers.reserveCapacity(ContiguousArray<UInt64>.grownCapacity(index + 1)) }
+            memberNumbers.append(contentsOf: repeatElement(0, count: index + 1 - memberNumbers.count))
+        }
+        memberNumbers[index] = number
+    }
+
+    /// Destroys record `index`'s member (``SharedPerformer/destroyMember(_:)``); nothing for a performer object,
+    /// which goes with its record.
+    private func destroyMember(ofRecord index: Int) {
+        guard let box = sharedBox(index) else { return }
+        box.shared.destroyMember(PerformerMember(rawValue: memberNumber(index)))
+    }
+
+    /// The box the records of `shared`'s members hold, made the first time the scheduler meets it (its protocols
+    /// found then, once).
+    private func box(of shared: any SharedPerformer) -> SharedPerformerBox {
+        let id = ObjectIdentifier(shared)
+        if let known = sharedPerformerBoxes[id] { return known }
+        let box = SharedPerformerBox(shared)
+        sharedPerformerBoxes[id] = box
+        return box
+    }
+
+    /// The index in ``frameBatches`` of a batch (by its object), added there the first time.
+    private func frameGroupIndex(_ group: FrameGroup) -> Int16 {
+        let id = ObjectIdentifier(group.object)
+        let batchIndex: Int32
+        if let known = frameBatchIndices[id] {
+            batchIndex = known
+        } else if let free = frameBatches.firstIndex(where: { $0 == nil }) {
+            batchIndex = Int32(free)
+            frameBatches[free] = group
+            frameBatchIndices[id] = batchIndex
+        } else {
+            batchIndex = Int32(frameBatches.count)
+            frameBatches.append(group)
+            frameBatchIndices[id] = batchIndex
+        }
+        precondition(batchIndex <= Int16.max, "a scheduler updates at most 32,768 frame batches")
+        return Int16(batchIndex)
     }
 
     /// The ``FrameSlot/handle`` of record `index`, or `nil` when its performer is not frame-updated: read when it
     /// joins the frame list (its first token after none), not kept in its record (8 bytes per performer): a batched
     /// performer's ``BatchedFrameUpdating/frameBatchMember``, or the box of one updated alone.
-    private func frameHandle(of index: Int) -> OpaquePointer? {
+    private func frameHandle(of index: Int) -> UInt? {
         switch records[index].frameBatch {
         case PerformerRecord.notFrameUpdated: return nil
         case PerformerRecord.updatedAlone:
-            return updaterBoxes[Int32(index)].map { OpaquePointer(Unmanaged.passUnretained($0).toOpaque()) }
+            return updaterBoxes[Int32(index)].map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) }
         default:
+            if isMember(index) { return UInt(memberNumber(index)) }
             let performer = performer(ofRecord: index)
-            return conformances(of: performer).batched?(performer).frameBatchMember
+            return conformances(of: performer).batched.map { UInt(bitPattern: $0(performer).frameBatchMember) }
         }
     }
 
@@ -571,7 +674,7 @@ public final class Scheduler {
     /// - Returns: The record's index.
     @discardableResult
     private func makePerformer(
-        _ performerClass: PerformerClass, target: Target, index: Int, install: (inout PerformerRecord, Int) -> Void
+        _ performerClass: PerformerClass, target: TargetReference, index: Int, install: (inout PerformerRecord, Int) -> Void
     ) throws(CommitError) -> Int {
         let isNew = index == records.count
         let key = PerformerKey(index: Int32(index), incarnation: nextIncarnation)
@@ -579,14 +682,22 @@ public final class Scheduler {
         let emitter = TransactionEmitter(inbox: inbox, source: key)
         let tokenGenerator = IsActiveTokenGenerator(inbox: inbox, owner: key)
         let performer: any Performer
+        var member: PerformerMember?
         // A factory's emission may make other performers (R22) before this one is made: theirs nest.
         let enclosing = (creating, tokensDuringCreation)
         creating = (key, PerformerDescription(target: target.id, className: performerClass.name))
         tokensDuringCreation = []
         defer { (creating, tokensDuringCreation) = enclosing }
         do {
-            performer = try performerClass.make(
-                PerformerContext(target: target, performerClass: performerClass, emitter: emitter, tokenGenerator: tokenGenerator))
+            let context = PerformerContext(
+                scene: scene, targetIndex: target.index, performerClass: performerClass, emitter: emitter, tokenGenerator: tokenGenerator)
+            if let sharedPerformer = performerClass.sharedPerformer {
+                let shared = try sharedPerformer(context)
+                member = try shared.makeMember(context)
+                performer = box(of: shared)
+            } else {
+                performer = try performerClass.make(context)
+            }
         } catch {
             for token in tokensDuringCreation { token.object?.invalidate() }
             throw CommitError(
@@ -596,26 +707,27 @@ public final class Scheduler {
         }
         let index = isNew ? records.count : index
         if index != Int(key.index) { movedRecords[key.incarnation] = Int32(index) }
+        if let member {
+            // A member: its shared performer's box in its record, its number beside it. Its emitter and token generator
+            // came with the context (R11).
+            let box = unsafeDowncast(performer, to: SharedPerformerBox.self)
+            var record = PerformerRecord(
+                performer: box, performerClass: classIndex(of: performerClass), target: target.rawIndex, incarnation: key.incarnation,
+                performsNamedPlans: box.named != nil)
+            if let frames = box.frames { record.frameBatch = frameGroupIndex(.shared(frames)) }
+            if !updaterBoxes.isEmpty { updaterBoxes[Int32(index)] = nil }
+            setMemberNumber(member.rawValue, at: index)
+            install(&record, index)
+            trace(.performerCreated(PerformerDescription(target: target.id, className: performerClass.name)))
+            countTokensTakenDuringCreation(key)
+            return index
+        }
         let conformances = conformances(of: performer)
         var record = PerformerRecord(
             performer: performer, performerClass: classIndex(of: performerClass), target: target.rawIndex, incarnation: key.incarnation,
             performsNamedPlans: conformances.named != nil)
         if let batched = conformances.batched?(performer), let batch = batched.frameBatch {
-            let id = ObjectIdentifier(batch)
-            let batchIndex: Int32
-            if let known = frameBatchIndices[id] {
-                batchIndex = known
-            } else if let free = frameBatches.firstIndex(where: { $0 == nil }) {
-                batchIndex = Int32(free)
-                frameBatches[free] = batch
-                frameBatchIndices[id] = batchIndex
-            } else {
-                batchIndex = Int32(frameBatches.count)
-                frameBatches.append(batch)
-                frameBatchIndices[id] = batchIndex
-            }
-            precondition(batchIndex <= Int16.max, "a scheduler updates at most 32,768 frame batches")
-            record.frameBatch = Int16(batchIndex)
+            record.frameBatch = frameGroupIndex(.batch(batch))
         } else if let updater = conformances.updater?(performer) {
             let box = FrameUpdaterBox(updater)
             updaterBoxes[Int32(index)] = box
@@ -630,7 +742,12 @@ public final class Scheduler {
         conformances.composable?(performer).setEmitter(emitter)
         conformances.continuous?(performer).setIsActiveTokenGenerator(tokenGenerator)
         trace(.performerCreated(PerformerDescription(target: target.id, className: performerClass.name)))
-        // Tokens the performer took while it was being created count from now on.
+        countTokensTakenDuringCreation(key)
+        return index
+    }
+
+    /// Counts the tokens the performer `key` took while it was being created, from now on (its record is in place).
+    private func countTokensTakenDuringCreation(_ key: PerformerKey) {
         for token in tokensDuringCreation {
             if let object = token.object {
                 if object.isTerminated { terminatedBeforeSeen.remove(object.id) } else { tokenGenerated(object, owner: key) }
@@ -638,7 +755,6 @@ public final class Scheduler {
                 took(token, index: index)
             }
         }
-        return index
     }
 
     // MARK: Re-creating performers (R43)
@@ -746,13 +862,13 @@ public final class Scheduler {
     /// is re-added.
     /// - Returns: Each new record's index, its target and the plans its predecessor held.
     private func replacePerformers(of ids: Set<ObjectIdentifier>, failures: inout [CommitError])
-        -> [(Int, Target, [PlanLog.Entry])]
+        -> [(Int, TargetReference, [PlanLog.Entry])]
     {
         let chosen = records.indices.filter { ids.contains(ObjectIdentifier(performerClasses[Int(records[$0].performerClass)])) }
         guard !chosen.isEmpty else { return [] }
         // Kept alive until this returns, so no new performer's frame handle can reuse an old one's address.
-        var retired: [PerformerRecord] = []
-        var made: [(Int, Target, [PlanLog.Entry])] = []
+        var retired: [(record: PerformerRecord, member: UInt64)] = []
+        var made: [(Int, TargetReference, [PlanLog.Entry])] = []
         // The chosen performers' tokens past their first, by record, found in one pass: a scan of every token for
         // each replaced performer made replacing 1,000 running Tweens a million token visits (a third of a reload).
         var extraTokensOfRecord: [Int: [HeldToken]] = [:]
@@ -771,7 +887,9 @@ public final class Scheduler {
         }
         for index in chosen {
             let old = records[index]
-            let target = scene.targets[Int(old.target)]
+            // Read before the new member's number takes its place.
+            let memberOfReplaced = memberNumber(index)
+            let target = TargetReference(index: Int(old.target), id: scene.targetID(at: Int(old.target)))
             let oldDescription = describe(index)
             do {
                 try makePerformer(performerClasses[Int(old.performerClass)], target: target, index: index) { new, _ in
@@ -785,7 +903,7 @@ public final class Scheduler {
                     for token in tokens { endToken(token) }
                     trace(.performerDestroyed(oldDescription))
                     new.nextOnTarget = old.nextOnTarget
-                    retired.append(records[index])
+                    retired.append((records[index], memberOfReplaced))
                     records[index] = new
                 }
                 made.append((index, target, planLogs.removeValue(forKey: Int32(index))?.plans ?? []))
@@ -819,8 +937,12 @@ public final class Scheduler {
         }
         for index in frameBatches.indices where !usedBatches.contains(Int16(index)) {
             guard let batch = frameBatches[index] else { continue }
-            frameBatchIndices[ObjectIdentifier(batch)] = nil
+            frameBatchIndices[ObjectIdentifier(batch.object)] = nil
             frameBatches[index] = nil
+        }
+        // The replaced members are destroyed here, as the replaced objects are released just after, in order.
+        for old in retired where performerClasses[Int(old.record.performerClass)].sharedPerformer != nil {
+            unsafeDowncast(old.record.performer, to: SharedPerformerBox.self).shared.destroyMember(PerformerMember(rawValue: old.member))
         }
         withExtendedLifetime(retired) {}
         return made
@@ -830,14 +952,13 @@ public final class Scheduler {
     /// checked when its class's preparation has not changed since (``PerformerClass/preparationDidChange()``),
     /// else prepared and checked by its class again.
     /// - Returns: Whether the kept prepared form was given (no preparation ran).
-    private func readd(_ entry: PlanLog.Entry, to index: Int, on target: Target) throws(CommitError) -> Bool {
+    private func readd(_ entry: PlanLog.Entry, to index: Int, on target: TargetReference) throws(CommitError) -> Bool {
         let performerClass = performerClasses[Int(records[index].performerClass)]
         let isPrepared = entry.revision == performerClass.preparationRevision
         let prepared = isPrepared ? entry.prepared : try resolve(entry.plan, on: target).1
         let revision = performerClass.preparationRevision
         guard let name = entry.name else {
-            let performer = performer(ofRecord: index)
-            try performing(prepared, on: target.id) { () throws -> Void in try performer.addPlan(prepared) }
+            try performing(prepared, on: target.id) { () throws -> Void in try addPlan(prepared, toRecord: index) }
             planLogs[Int32(index), default: PlanLog()].add(entry.plan, prepared: prepared, revision: revision)
             trace(.planAdded(prepared, performer: describe(index)))
             return isPrepared
@@ -1052,7 +1173,7 @@ public final class Scheduler {
         let updaters = frameUpdaters
         // The kept buffer, unless a performer advanced this scheduler from inside a frame: then one of
         // this frame's own, so the outer frame's members stay as they are.
-        let members: UnsafeMutableBufferPointer<OpaquePointer>
+        let members: UnsafeMutableBufferPointer<UInt>
         let isNested = isAdvancingFrame
         if isNested {
             members = .allocate(capacity: Swift.max(updaters.count, 1))
@@ -1079,7 +1200,7 @@ public final class Scheduler {
                 guard records[Int(slot.performer)].tokenCount > 0 else { continue }
                 guard slot.batch >= 0 else {
                     // Borrowed, not retained: the record holds the box while its slot is listed.
-                    Unmanaged<FrameUpdaterBox>.fromOpaque(UnsafeRawPointer(slot.handle))._withUnsafeGuaranteedRef {
+                    Unmanaged<FrameUpdaterBox>.fromOpaque(UnsafeRawPointer(bitPattern: slot.handle)!)._withUnsafeGuaranteedRef {
                         $0.updater.update(frame: frame)
                     }
                     continue
@@ -1096,7 +1217,14 @@ public final class Scheduler {
                     members[memberCount] = next.handle
                     memberCount += 1
                 }
-                frameBatches[Int(slot.batch)]!.update(UnsafeBufferPointer(rebasing: members[..<memberCount]), frame: frame)
+                let run = UnsafeBufferPointer(rebasing: members[..<memberCount])
+                switch frameBatches[Int(slot.batch)]! {
+                case .batch(let batch):
+                    // Handles of batched performers: their `frameBatchMember` pointers' bits.
+                    run.withMemoryRebound(to: OpaquePointer.self) { batch.update($0, frame: frame) }
+                case .shared(let shared):
+                    run.withMemoryRebound(to: PerformerMember.self) { shared.update($0, frame: frame) }
+                }
             }
         }
         return errors
@@ -1121,6 +1249,14 @@ private struct NamedPlanKey: Hashable {
     let name: String
 }
 
+/// A target as a commit names it: its index in the scene and its name. A ``Target`` object is made only for code that
+/// asks for one (a class's plan checks, a ``PerformerContext``'s `target`), so members of shared performers make none.
+private struct TargetReference {
+    let index: Int
+    let id: TargetID
+    var rawIndex: Int32 { Int32(truncatingIfNeeded: index) }
+}
+
 /// A frame-updated performer in the frame list (16 bytes), made once with its record: a frame walks a
 /// batch's run reading these alone, where reading one record or object per member (a cache miss each, with
 /// 10,000 performers) cost about 2.7 ns per member of TweenKit's frame tick.
@@ -1129,8 +1265,62 @@ private struct FrameSlot {
     let performer: Int32
     /// Its batch's index in ``Scheduler/frameBatches``, or -1 when it is updated alone.
     let batch: Int32
-    /// Its ``BatchedFrameUpdating/frameBatchMember``, or (alone) its record's ``FrameUpdaterBox``, unretained.
-    let handle: OpaquePointer
+    /// The bits of its ``BatchedFrameUpdating/frameBatchMember``, or of (alone) its record's ``FrameUpdaterBox``,
+    /// unretained; a member's number (``PerformerMember``), for a member of a shared performer.
+    let handle: UInt
+}
+
+/// What a frame calls for a run of slots of one batch: a ``FrameBatch`` of performer objects, or a shared performer
+/// for its members.
+private enum FrameGroup {
+    case batch(any FrameBatch)
+    case shared(any FrameUpdatingSharedPerformer)
+
+    /// The batch or shared performer, by which the scheduler keeps each once.
+    var object: AnyObject {
+        switch self {
+        case .batch(let batch): batch
+        case .shared(let shared): shared
+        }
+    }
+}
+
+/// A shared performer (``SharedPerformer``) as its members' records hold it: in the record's performer field, one box
+/// per shared performer and scheduler, with what it conforms to found once. It is never called as a performer.
+private final class SharedPerformerBox: Performer {
+    let shared: any SharedPerformer
+    let named: (any NamedPlanSharedPerforming)?
+    let frames: (any FrameUpdatingSharedPerformer)?
+
+    init(_ shared: any SharedPerformer) {
+        self.shared = shared
+        named = shared as? any NamedPlanSharedPerforming
+        frames = shared as? any FrameUpdatingSharedPerformer
+    }
+
+    func addPlan(_ plan: Plan) throws {
+        preconditionFailure("a shared performer's box is given plans through SharedPerformer.addPlan(_:to:)")
+    }
+}
+
+/// A record's performer as a performer of named plans: an object, or a member of a shared performer.
+private enum NamedPlanHandler {
+    case performer(any NamedPlanPerforming)
+    case member(any NamedPlanSharedPerforming, PerformerMember)
+
+    func addPlan(_ plan: Plan, named name: String) throws {
+        switch self {
+        case .performer(let performer): try performer.addPlan(plan, named: name)
+        case .member(let shared, let member): try shared.addPlan(plan, named: name, to: member)
+        }
+    }
+
+    func removePlan(named name: String) throws {
+        switch self {
+        case .performer(let performer): try performer.removePlan(named: name)
+        case .member(let shared, let member): try shared.removePlan(named: name, from: member)
+        }
+    }
 }
 
 /// Holds a performer updated alone as `any FrameUpdating` in a `let` of a final class: only through an

@@ -154,6 +154,9 @@ final class PropertyStore {
     @exclusivity(unchecked) private var firstSlotOfTarget: [Int32] = []
     /// Invariant 4: per slot, the next (older) slot of its target, or -1.
     @exclusivity(unchecked) private var nextSlotOfTarget: [Int32] = []
+    /// The scene's targets' names, by target index (the scene's dense list of its targets, whether or not their
+    /// objects were made); a ``Target`` reads its name here, from any thread (``TargetNames``).
+    let targetIDs = TargetNames()
 
     init() {
         records = .allocate(capacity: 0)
@@ -580,5 +583,62 @@ final class PropertyStore {
         new.moveInitialize(from: pointer, count: count)
         pointer.deallocate()
         return new
+    }
+}
+
+/// A scene's target names by index, append-only, in chunks that never move once made: a name, once added, may be
+/// read from any thread while the scheduler's thread adds more (a plugin's thread naming its context's target in a
+/// log line), which an array that grows by moving its elements would not allow.
+///
+/// Invariants: chunk `k` holds `firstChunk << k` names and starts at index `firstChunk * (2^k - 1)`; chunks below
+/// the one holding index `count - 1` are full; the directory of chunk addresses is allocated once (enough chunks
+/// for 2^50 names) and each address is written once, before any name in its chunk is handed out. Only `append` (on
+/// the scheduler's thread) writes. At 10,000 names the chunks hold 16,320 (the sizes double), at 1,000,000 they hold
+/// 1,048,512.
+final class TargetNames {
+    private static let firstChunk = 64
+    private static let chunkLimit = 44
+    private let chunks: UnsafeMutablePointer<UnsafeMutablePointer<TargetID>?>
+    /// How many names there are (read on the scheduler's thread).
+    @exclusivity(unchecked) private(set) var count = 0
+
+    init() {
+        chunks = .allocate(capacity: Self.chunkLimit)
+        chunks.initialize(repeating: nil, count: Self.chunkLimit)
+    }
+
+    deinit {
+        var start = 0
+        for k in 0..<Self.chunkLimit {
+            guard let chunk = chunks[k] else { break }
+            let size = Self.firstChunk << k
+            chunk.deinitialize(count: Swift.min(size, count - start))
+            chunk.deallocate()
+            start += size
+        }
+        chunks.deallocate()
+    }
+
+    /// The chunk holding index `i` and the index's place in it.
+    @inline(__always)
+    private static func locate(_ i: Int) -> (chunk: Int, offset: Int) {
+        let k = (Int.bitWidth - 1) - (i / firstChunk + 1).leadingZeroBitCount
+        return (k, i - firstChunk * ((1 << k) - 1))
+    }
+
+    /// The name at `index` (below ``count``; another traps).
+    subscript(index: Int) -> TargetID {
+        precondition(index >= 0 && index < count, "target index \(index) is not below \(count)")
+        let (k, offset) = Self.locate(index)
+        return chunks[k]![offset]
+    }
+
+    /// Adds a name at index ``count``.
+    func append(_ id: TargetID) {
+        let (k, offset) = Self.locate(count)
+        precondition(k < Self.chunkLimit, "a scene holds fewer than 2^50 targets")
+        if offset == 0 { chunks[k] = .allocate(capacity: Self.firstChunk << k) }
+        (chunks[k]! + offset).initialize(to: id)
+        count += 1
     }
 }

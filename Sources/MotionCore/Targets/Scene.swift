@@ -16,8 +16,12 @@ public final class Scene {
     @exclusivity(unchecked) private var propertyIDs: [String: PropertyID] = [:]
     @exclusivity(unchecked) private var propertyNames: [String] = []
     @exclusivity(unchecked) private var targetsByID = TargetTable()
-    /// The targets, in the order they were added.
-    public private(set) var targets: [Target] = []
+    /// The ``Target`` object of each target that has one, by index: empty until the first is made, then as long as
+    /// the targets (8 bytes each). A target's object is made the first time code asks for it (``target(at:)``,
+    /// ``target(_:)``, ``targets``, a ``PerformerContext``'s `target`) and kept for the scene's life (R42), so asking
+    /// again gives the same object; a scene whose performers work by index (members of a ``SharedPerformer``) makes
+    /// none (a 48-byte block each, and the array).
+    @exclusivity(unchecked) private var targetObjects: ContiguousArray<Target?> = []
     @usableFromInline let store = PropertyStore()
 
     /// An empty scene.
@@ -26,8 +30,55 @@ public final class Scene {
     /// A scene with the given targets, each with no properties yet.
     public convenience init(targets: [TargetID]) {
         self.init()
-        for id in targets { addTarget(id) }
+        addTargets(targets)
     }
+
+    /// The targets, in the order they were added: each one's ``Target`` object, made now for those that had none
+    /// (O(n): in a loop, use ``targetCount`` and ``target(at:)`` or ``targetID(at:)``).
+    public var targets: [Target] { (0..<targetCount).map { target(at: $0) } }
+
+    /// How many targets the scene has; their indices are `0..<targetCount`, in the order they were added.
+    public var targetCount: Int { store.targetIDs.count }
+
+    /// The name of the target at `index`.
+    /// - Parameter index: A target's index, `0..<targetCount`; another traps.
+    public func targetID(at index: Int) -> TargetID { store.targetIDs[index] }
+
+    /// The target at `index`, its object made if it had none (and kept: the same object every time).
+    /// - Parameter index: A target's index, `0..<targetCount`; another traps.
+    public func target(at index: Int) -> Target {
+        if index < targetObjects.count, let made = targetObjects[index] { return made }
+        precondition(index >= 0 && index < targetCount, "target index \(index) is not below the scene's \(targetCount) targets")
+        if targetObjects.count < targetCount {
+            // The first object: room for the targets there are (a scene's targets are mostly added before any is
+            // asked for); later ones, grown by half.
+            if targetCount > targetObjects.capacity {
+                targetObjects.reserveCapacity(targetObjects.isEmpty ? targetCount : ContiguousArray<Target?>.grownCapacity(targetCount))
+            }
+            targetObjects.append(contentsOf: repeatElement(nil, count: targetCount - targetObjects.count))
+        }
+        let target = Target(index: index, scene: self, store: store)
+        targetObjects[index] = target
+        return target
+    }
+
+    /// The slot of a property of the target at `index`, made (with no value) if it had none: ``Target/slot(for:)``
+    /// by index, for a performer that keeps its targets' indices (no object is made).
+    /// - Parameters:
+    ///   - property: An id from ``propertyID(_:)`` of this scene; another traps.
+    ///   - index: A target's index, `0..<targetCount`; another traps.
+    /// - Returns: The slot, stable for the scene's life.
+    public func slot(for property: PropertyID, ofTargetAt index: Int) -> PropertySlot {
+        precondition(hasProperty(property), "\(property) is not a property id of this scene")
+        precondition(index >= 0 && index < targetCount, "target index \(index) is not below the scene's \(targetCount) targets")
+        return PropertySlot(rawValue: store.slot(target: index, property: property.rawValue))
+    }
+
+    /// How many targets have their ``Target`` object made (for tests of the lazy objects).
+    var madeTargetObjectCount: Int { targetObjects.lazy.filter { $0 != nil }.count }
+
+    /// The index of the target named `id`, if the scene has one (no object is made).
+    public func targetIndex(of id: TargetID) -> Int? { targetsByID.index(of: id, among: store.targetIDs) }
 
     /// The interned id of a property name, creating it on first use.
     public func propertyID(_ name: String) -> PropertyID {
@@ -63,23 +114,41 @@ public final class Scene {
     /// - Returns: The target.
     @discardableResult
     public func addTarget(_ id: TargetID, properties: [String: PropertyValue] = [:]) -> Target {
-        let target: Target
-        if let existing = self.target(id) {
-            target = existing
-        } else {
-            target = Target(id: id, index: targets.count, scene: self, store: store)
-            targets.appendGrowingByHalf(target)
-            targetsByID.insert(id, index: target.index, among: targets)
-        }
-        for (name, value) in properties.sorted(by: { $0.key < $1.key }) {
-            target.setInitialValue(value, for: propertyID(name))
-        }
-        return target
+        target(at: addTargetIndex(id, properties: properties.sorted(by: { $0.key < $1.key })))
     }
 
-    /// The target of that id, if the scene has one.
+    /// Adds targets with the same initial property values (an existing one gets the values), making no ``Target``
+    /// objects (``target(at:)`` makes one when asked): for a scene of many targets whose performers work by index.
+    /// - Parameters:
+    ///   - ids: The targets' names, in order.
+    ///   - properties: Initial values by property name, for each of them. Initial values are not recorded as changes.
+    public func addTargets(_ ids: some Sequence<TargetID>, properties: [String: PropertyValue] = [:]) {
+        let sorted = properties.sorted(by: { $0.key < $1.key })
+        for id in ids { addTargetIndex(id, properties: sorted) }
+    }
+
+    /// Adds a target (or finds it) and sets its initial values; returns its index.
+    @discardableResult
+    private func addTargetIndex(_ id: TargetID, properties: [(key: String, value: PropertyValue)]) -> Int {
+        let index: Int
+        if let existing = targetIndex(of: id) {
+            index = existing
+        } else {
+            index = targetCount
+            precondition(index < Int(Int32.max), "a scene holds fewer than 2^31 - 1 targets")
+            store.targetIDs.append(id)
+            targetsByID.insert(id, index: index, among: store.targetIDs)
+        }
+        for (name, value) in properties {
+            let property = propertyID(name).rawValue
+            store.setInitial(store.slot(target: index, property: property, capacity: value.count), value)
+        }
+        return index
+    }
+
+    /// The target of that id, if the scene has one (its object made if it had none).
     public func target(_ id: TargetID) -> Target? {
-        targetsByID.index(of: id, among: targets).map { targets[$0] }
+        targetIndex(of: id).map { target(at: $0) }
     }
 
     /// The property changes recorded since the last call, in the order they first happened; a property
@@ -87,8 +156,8 @@ public final class Scene {
     public func drainChanges() -> [PropertyChange] {
         var out: [PropertyChange] = []
         out.reserveCapacity(store.changeCount)
-        drainChanges { target, property, value in
-            out.append(PropertyChange(target: target.id, property: property, value: value))
+        drainIndexedChanges { target, property, value in
+            out.append(PropertyChange(target: self.targetID(at: target), property: property, value: value))
         }
         return out
     }
@@ -96,14 +165,22 @@ public final class Scene {
     /// Hands each property change recorded since the last call to `body`, in the order they first
     /// happened, without allocating: a property that changed several times is handed once, with its
     /// latest value. Use this on per-frame paths. Values `body` sets are recorded for the next drain.
+    /// Makes the ``Target`` object of each changed target that has none (``drainIndexedChanges(_:)`` makes none).
     public func drainChanges(_ body: (Target, PropertyID, PropertyValue) -> Void) {
-        targets.withUnsafeBufferPointer { targets in
-            store.drain { record, value in
-                Unmanaged.passUnretained(targets[Int(record.target)])._withUnsafeGuaranteedRef { target in
-                    body(target, PropertyID(rawValue: record.property), value)
-                }
+        store.drain { record, value in
+            let index = Int(record.target)
+            if index < targetObjects.count, let made = targetObjects[index] {
+                Unmanaged.passUnretained(made)._withUnsafeGuaranteedRef { body($0, PropertyID(rawValue: record.property), value) }
+            } else {
+                body(target(at: index), PropertyID(rawValue: record.property), value)
             }
         }
+    }
+
+    /// As ``drainChanges(_:)``, naming each changed target by its index (``targetID(at:)``): no ``Target`` object is
+    /// made or read.
+    public func drainIndexedChanges(_ body: (_ target: Int, PropertyID, PropertyValue) -> Void) {
+        store.drain { record, value in body(Int(record.target), PropertyID(rawValue: record.property), value) }
     }
 
     /// How many slots the scene's store has made: every ``PropertySlot`` of the scene is below this
@@ -175,7 +252,7 @@ public final class Scene {
 /// at most three quarters full, so 10.7 to 21.3 bytes per target (a `[TargetID: Target]` took about 50 at a
 /// million, for its inline key and value and its growth; at most half full, 16 to 32, it took 26 at 10,000).
 /// Linear probing at that load finds a name in about 2.5 probes, each a compare of the word's hash bits, and
-/// reads a target's name only where they match. The names themselves stay in the targets.
+/// reads a target's name only where they match. The names themselves are in the store's `targetIDs` (``TargetNames``).
 private struct TargetTable {
     /// Each word: the top 32 bits of the name's hash, then the target's index + 1; 0 is an empty bucket.
     private var buckets: [UInt64] = Array(repeating: 0, count: 16)
@@ -184,20 +261,20 @@ private struct TargetTable {
     private static func hashBits(_ id: TargetID) -> UInt64 { UInt64(UInt(bitPattern: id.hashValue)) >> 32 }
 
     /// The index of the target named `id`, if there is one.
-    func index(of id: TargetID, among targets: [Target]) -> Int? {
+    func index(of id: TargetID, among targets: TargetNames) -> Int? {
         let hash = Self.hashBits(id)
         let mask = buckets.count - 1
         var bucket = Int(truncatingIfNeeded: hash) & mask
         while true {
             let word = buckets[bucket]
             if word == 0 { return nil }
-            if word >> 32 == hash, targets[Int(word & 0xFFFF_FFFF) - 1].id == id { return Int(word & 0xFFFF_FFFF) - 1 }
+            if word >> 32 == hash, targets[Int(word & 0xFFFF_FFFF) - 1] == id { return Int(word & 0xFFFF_FFFF) - 1 }
             bucket = (bucket + 1) & mask
         }
     }
 
     /// Adds a target that the table does not hold yet, at `index` of `targets`.
-    mutating func insert(_ id: TargetID, index: Int, among targets: [Target]) {
+    mutating func insert(_ id: TargetID, index: Int, among targets: TargetNames) {
         precondition(index < Int(UInt32.max), "a scene holds fewer than 2^32 - 1 targets")
         if (count + 1) * 4 > buckets.count * 3 {
             let old = buckets
@@ -235,19 +312,23 @@ public struct PropertyChange: Hashable, Sendable {
 
 /// A named object in a ``Scene`` with animatable properties.
 ///
-/// Its values live in the scene's store (one ``PropertySlot`` per property it has); the target is a view
-/// of them.
+/// Its values live in the scene's store (one ``PropertySlot`` per property it has); the target is a view of them. Its scene makes the object the first time code asks for it and keeps it for the scene's life
+/// (``Scene/target(at:)``): a target's object is always the same one.
 ///
 /// Thread rule: use a target from its scene's scheduler thread only.
 public final class Target {
-    /// The target's name.
-    public let id: TargetID
+    /// The target's name (kept once, in its scene's list of names, whose names never move: any thread may read it,
+    /// as the plugin host's contexts do to name their target in log lines from plugins' own threads).
+    public var id: TargetID { store.targetIDs[index] }
     /// The target's place in its scene's `targets`, as the store's records name it.
     @usableFromInline let rawIndex: Int32
-    @usableFromInline var index: Int { Int(rawIndex) }
+    /// The target's place in its scene's ``Scene/targets`` (0 for the first target added): stable for the scene's life,
+    /// so a performer that keeps one small record per target (a ``SharedPerformer``'s member) may keep this instead
+    /// of a reference.
+    public var index: Int { Int(rawIndex) }
     /// The slot last written by property id (``setValue(_:for:)``), or -1: a performer (or a plugin through
     /// `set_property`) that writes one property every frame finds it with one compare. Beside `rawIndex`, so
-    /// a target stays 56 bytes.
+    /// a target is 40 bytes (a 48-byte heap block: its name is in the store's list, by index).
     @exclusivity(unchecked) private var lastSlot: Int32 = -1
     /// The scene that owns this target.
     public unowned let scene: Scene
@@ -255,8 +336,7 @@ public final class Target {
     // `unowned` check.
     @usableFromInline let store: PropertyStore
 
-    init(id: TargetID, index: Int, scene: Scene, store: PropertyStore) {
-        self.id = id
+    init(index: Int, scene: Scene, store: PropertyStore) {
         precondition(index < Int(Int32.max), "a scene holds fewer than 2^31 - 1 targets")
         self.rawIndex = Int32(index)
         self.scene = scene
