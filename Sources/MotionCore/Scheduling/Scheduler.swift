@@ -853,7 +853,7 @@ public final class Scheduler {
             let plans = (planLogs[Int32(index)]?.plans ?? []).map { entry in
                 (plan: entry.revision == performerClass.preparationRevision ? entry.prepared : nil, name: entry.name)
             }
-            return PerformerRecreationOutline(target: scene.targets[Int(records[index].target)], performerClass: performerClass, plans: plans)
+            return PerformerRecreationOutline(target: scene.target(at: Int(records[index].target)), performerClass: performerClass, plans: plans)
         }
     }
 
