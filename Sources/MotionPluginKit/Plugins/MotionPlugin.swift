@@ -1,5 +1,5 @@
 import CMotionABI
-import Synchronization
+import Glibc
 
 #if canImport(Glibc)
     import Glibc
@@ -223,4 +223,25 @@ final class PluginIdentity: Sendable {
 }
 
 /// The one plugin this library exported (a library has one entry symbol, so one plugin).
-let exportedPlugin = Mutex<ExportedPlugin?>(nil)
+let exportedPlugin = ExportedPluginSlot()
+
+/// Where ``exportedPlugin`` is kept: under a pthread mutex, which the Thread Sanitizer sees, unlike
+/// `Synchronization.Mutex` (Documentation/PITFALLS.md: two hosts' entry calls on two threads were reported as a race
+/// on the fresh clone's `.ci/tsan`).
+///
+/// Thread rule: any thread.
+final class ExportedPluginSlot: @unchecked Sendable {
+    private var plugin: ExportedPlugin?
+    private let lock: UnsafeMutablePointer<pthread_mutex_t> = {
+        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        precondition(pthread_mutex_init(lock, nil) == 0, "pthread_mutex_init failed for the exported plugin")
+        return lock
+    }()
+
+    /// Runs `body` with the exported plugin (or `nil` before the first entry call), which it may set, under the lock.
+    func withLock<R>(_ body: (inout ExportedPlugin?) throws -> R) rethrows -> R {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        return try body(&plugin)
+    }
+}
