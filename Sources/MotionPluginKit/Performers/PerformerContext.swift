@@ -497,17 +497,9 @@ public final class PerformerContext: Sendable {
 /// Documentation/PITFALLS.md).
 enum DestroyedContextNames {
     nonisolated(unsafe) private static var names: [ObjectIdentifier: String] = [:]
-    nonisolated(unsafe) private static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
-        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        precondition(pthread_mutex_init(lock, nil) == 0, "pthread_mutex_init failed for the destroyed contexts' names")
-        return lock
-    }()
+    private static let lock = PluginLock(guarding: "the destroyed contexts' names")
 
-    private static func withLock<R>(_ body: () -> R) -> R {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        return body()
-    }
+    private static func withLock<R>(_ body: () -> R) -> R { lock.withLock(body) }
 
     static func keep(_ name: String, of context: PerformerContext) { withLock { names[ObjectIdentifier(context)] = name } }
     static func name(of context: PerformerContext) -> String { withLock { names[ObjectIdentifier(context)] ?? "" } }

@@ -1,5 +1,4 @@
 import CMotionABI
-import Glibc
 
 #if canImport(Glibc)
     import Glibc
@@ -231,17 +230,12 @@ let exportedPlugin = ExportedPluginSlot()
 ///
 /// Thread rule: any thread.
 final class ExportedPluginSlot: @unchecked Sendable {
+    // @unchecked: `plugin` is read and written under `lock` only.
     private var plugin: ExportedPlugin?
-    private let lock: UnsafeMutablePointer<pthread_mutex_t> = {
-        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        precondition(pthread_mutex_init(lock, nil) == 0, "pthread_mutex_init failed for the exported plugin")
-        return lock
-    }()
+    private let lock = PluginLock(guarding: "the exported plugin")
 
     /// Runs `body` with the exported plugin (or `nil` before the first entry call), which it may set, under the lock.
     func withLock<R>(_ body: (inout ExportedPlugin?) throws -> R) rethrows -> R {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        return try body(&plugin)
+        try lock.withLock { try body(&plugin) }
     }
 }
